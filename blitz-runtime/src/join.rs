@@ -1,0 +1,138 @@
+//! Fork/join: `join(a, b)` runs `a` here while `b` waits in our deque for a thief.
+//!
+//! # Hybrid join (seed 004)
+//!
+//! After `a` returns, the joiner
+//! 1. probes `b`'s latch: if a thief already finished `b`, take its result;
+//! 2. otherwise pops its own deque: if it gets `b` back, nobody stole it and `b` runs inline,
+//!    as a plain call;
+//! 3. otherwise `b` was stolen and is still running: the joiner runs other work while it waits
+//!    and, when there is none, sleeps on `b`'s latch (ERRATA 5), to be woken by the thief.
+//!
+//! # Panics
+//!
+//! Both closures always finish before `join` unwinds. If `a` panics, the joiner still waits for
+//! `b` (running it itself if nobody stole it) and then re-throws `a`'s panic; if only `b`
+//! panics, its panic is re-thrown after `a` returned. With two panics, `a`'s wins (it is first
+//! in source order) and `b`'s payload is dropped.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use crate::job::StackJob;
+use crate::latch::OnceLatch;
+use crate::pool::global_registry;
+use crate::registry::Worker;
+
+impl Worker {
+    /// Runs `a` and `b`, potentially in parallel, and returns both results.
+    ///
+    /// `a` runs on this worker; `b` is offered to thieves and, if nobody takes it in time, runs
+    /// here after `a`. Each closure gets the context of the worker that runs it, so a recursive
+    /// computation passes the context down instead of looking it up at every fork.
+    ///
+    /// ```
+    /// use blitz_runtime::Worker;
+    ///
+    /// fn sum(w: &Worker, v: &[u64]) -> u64 {
+    ///     if v.len() <= 1024 {
+    ///         return v.iter().sum();
+    ///     }
+    ///     let (l, r) = v.split_at(v.len() / 2);
+    ///     let (a, b) = w.join(|w| sum(w, l), |w| sum(w, r));
+    ///     a + b
+    /// }
+    ///
+    /// let v: Vec<u64> = (0..100_000).collect();
+    /// assert_eq!(blitz_runtime::with_worker(|w| sum(w, &v)), 100_000 * 99_999 / 2);
+    /// ```
+    #[inline]
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&Worker) -> RA,
+        B: FnOnce(&Worker) -> RB + Send,
+        RB: Send,
+    {
+        let job_b = StackJob::new(b, OnceLatch::new(self));
+        // SAFETY: `job_b` stays in this frame until it is either popped back (and run inline)
+        // or its latch is observed set; every path below, including the panic path, does one
+        // of the two before returning or unwinding.
+        let job_b_ref = unsafe { job_b.as_job_ref() };
+        self.push(job_b_ref);
+
+        let result_a = match panic::catch_unwind(AssertUnwindSafe(|| a(self))) {
+            Ok(value) => value,
+            Err(payload) => {
+                // `b` must finish before we unwind out of the frame that owns it.
+                self.wait_until(&job_b.latch);
+                panic::resume_unwind(payload)
+            }
+        };
+
+        while !job_b.latch.probe() {
+            match self.take_local_job() {
+                Some(job) if job == job_b_ref => {
+                    // Not stolen: run it as a plain call.
+                    // SAFETY: we popped the only `JobRef` to it, so no other thread can reach
+                    // it and it has not run.
+                    let result_b = unsafe { job_b.run_inline(self) };
+                    return (result_a, result_b);
+                }
+                // An older job of ours, or injected work a nested wait parked on our deque.
+                Some(job) => self.execute(job),
+                None => {
+                    // Stolen: help with other work, then sleep on the latch.
+                    self.wait_until(&job_b.latch);
+                    break;
+                }
+            }
+        }
+        // SAFETY: the latch is set.
+        (result_a, unsafe { job_b.into_result() })
+    }
+}
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results (rayon's `join`).
+///
+/// On a worker thread this forks on that worker's pool; elsewhere it runs on the global pool
+/// and the calling thread blocks until both are done.
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 12 {
+///         return if n < 2 { n } else { fib(n - 1) + fib(n - 2) };
+///     }
+///     let (a, b) = blitz_runtime::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(25), 75025);
+/// ```
+///
+/// # Panics
+///
+/// If either closure panics, `join` waits for the other one and then re-throws; if both panic,
+/// the panic of `a` is the one that propagates.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    with_worker(|worker| worker.join(|_| a(), |_| b()))
+}
+
+/// Runs `op` with a worker context: the current thread's worker if it is one, otherwise a
+/// worker of the global pool (the calling thread blocks until `op` returns).
+///
+/// This is the entry point of context-passing code: look the worker up once, then hand the
+/// `&Worker` down to [`Worker::join`].
+pub fn with_worker<OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Worker) -> R + Send,
+    R: Send,
+{
+    match Worker::current() {
+        Some(worker) => op(worker),
+        None => global_registry().in_worker(op),
+    }
+}

@@ -1,0 +1,33 @@
+//! The work-stealing runtime behind Blitz.
+//!
+//! A pool of worker threads, each with a Chase-Lev deque ([`deque`]); fork/join on
+//! stack-allocated jobs ([`job`], [`Worker::join`]) with a hybrid join; latches ([`latch`]);
+//! the JEC sleep protocol with progressive sleep ([`sleep`]); an injector for work from outside
+//! the pool ([`injector`]); and the pool API ([`ThreadPool`], [`ThreadPoolBuilder`], [`join`]),
+//! at parity with `rayon-core` where the two overlap.
+//!
+//! ```
+//! let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+//! let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
+//! assert_eq!((a, b), (2, 4));
+//! ```
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub(crate) mod deque;
+pub(crate) mod injector;
+pub(crate) mod job;
+mod join;
+pub(crate) mod latch;
+mod pool;
+pub(crate) mod registry;
+pub(crate) mod sleep;
+pub(crate) mod sync;
+pub(crate) mod unwind;
+
+pub use join::{join, with_worker};
+pub use pool::{
+    NUM_THREADS_ENV_VAR, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, current_num_threads,
+    current_thread_index,
+};
+pub use registry::Worker;

@@ -1,0 +1,428 @@
+//! Thread pools: [`ThreadPoolBuilder`], [`ThreadPool`], the global pool.
+
+use std::any::Any;
+use std::fmt;
+use std::io;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use crate::registry::{Handlers, Registry, Worker, main_loop};
+use crate::sleep::MAX_THREADS;
+
+/// The environment variable that sets the default number of threads.
+pub const NUM_THREADS_ENV_VAR: &str = "BLITZ_NUM_THREADS";
+
+/// Why a pool could not be built.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ThreadPoolBuildError {
+    /// More threads were requested than the sleep counters can hold.
+    TooManyThreads {
+        /// The requested number of threads.
+        requested: usize,
+        /// The largest supported number.
+        max: usize,
+    },
+    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer.
+    InvalidEnvVar {
+        /// The variable's name.
+        name: &'static str,
+        /// Its value (lossily converted to UTF-8).
+        value: String,
+    },
+    /// `build_global` was called after the global pool already existed (built by an earlier
+    /// `build_global`, or created on first use).
+    GlobalPoolAlreadyInitialized,
+    /// The operating system refused to start a worker thread.
+    ThreadSpawn(io::Error),
+}
+
+impl fmt::Display for ThreadPoolBuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ThreadPoolBuildError::TooManyThreads { requested, max } => write!(
+                f,
+                "cannot build a pool of {requested} threads: at most {max} are supported \
+                 (the sleep counters are 16 bits wide)"
+            ),
+            ThreadPoolBuildError::InvalidEnvVar { name, value } => write!(
+                f,
+                "invalid value {value:?} for the environment variable {name}: expected a \
+                 number of threads (a non-negative integer; 0 means one per CPU)"
+            ),
+            ThreadPoolBuildError::GlobalPoolAlreadyInitialized => write!(
+                f,
+                "the global thread pool has already been initialized (build_global must be \
+                 called once, before the global pool is first used)"
+            ),
+            ThreadPoolBuildError::ThreadSpawn(err) => {
+                write!(f, "failed to spawn a worker thread: {err}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ThreadPoolBuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ThreadPoolBuildError::ThreadSpawn(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+type ThreadNameFn = dyn FnMut(usize) -> String;
+
+/// Configures and builds a [`ThreadPool`] (or the global pool).
+///
+/// ```
+/// use blitz_runtime::ThreadPoolBuilder;
+///
+/// let pool = ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .thread_name(|i| format!("compute-{i}"))
+///     .build()
+///     .expect("pool");
+/// assert_eq!(pool.current_num_threads(), 2);
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct ThreadPoolBuilder {
+    num_threads: Option<usize>,
+    thread_name: Option<Box<ThreadNameFn>>,
+    stack_size: Option<usize>,
+    handlers: Handlers,
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("stack_size", &self.stack_size)
+            .field("panic_handler", &self.handlers.panic.is_some())
+            .field("start_handler", &self.handlers.start.is_some())
+            .field("exit_handler", &self.handlers.exit.is_some())
+            .finish()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with every setting at its default.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of worker threads. `0` (the default) means: the value of
+    /// `BLITZ_NUM_THREADS` if it is set to a positive integer, else one per logical CPU.
+    pub fn num_threads(mut self, num_threads: usize) -> Self {
+        self.num_threads = Some(num_threads);
+        self
+    }
+
+    /// Names worker `i`'s thread `thread_name(i)`.
+    pub fn thread_name(mut self, thread_name: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(thread_name));
+        self
+    }
+
+    /// The stack size of each worker thread, in bytes (deep recursion may need more than the
+    /// platform default).
+    pub fn stack_size(mut self, stack_size: usize) -> Self {
+        self.stack_size = Some(stack_size);
+        self
+    }
+
+    /// Called on each worker thread, with its index, before it runs any job.
+    pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.handlers.start = Some(Box::new(handler));
+        self
+    }
+
+    /// Called on each worker thread, with its index, when the pool shuts down.
+    pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.handlers.exit = Some(Box::new(handler));
+        self
+    }
+
+    /// Receives panics that have no caller to propagate to (a `spawn`ed task, a start or exit
+    /// handler). Without one, such a panic aborts the process.
+    pub fn panic_handler(
+        mut self,
+        handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    ) -> Self {
+        self.handlers.panic = Some(Box::new(handler));
+        self
+    }
+
+    /// Builds the pool and starts its threads.
+    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
+        let (registry, threads) = self.build_registry()?;
+        Ok(ThreadPool { registry, threads })
+    }
+
+    /// Builds the global pool, used by [`join`](crate::join) and friends outside any pool.
+    ///
+    /// Fails if the global pool already exists: `build_global` succeeds at most once per
+    /// process, and only before the global pool's first use.
+    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
+        let _init = GLOBAL_INIT.lock().unwrap_or_else(|p| p.into_inner());
+        if GLOBAL_REGISTRY.get().is_some() {
+            return Err(ThreadPoolBuildError::GlobalPoolAlreadyInitialized);
+        }
+        // The global pool lives for the whole process: its threads are detached.
+        let (registry, _threads) = self.build_registry()?;
+        GLOBAL_REGISTRY
+            .set(registry)
+            .unwrap_or_else(|_| unreachable!("guarded by GLOBAL_INIT"));
+        Ok(())
+    }
+
+    /// The number of threads this builder would start.
+    fn resolve_num_threads(&self) -> Result<usize, ThreadPoolBuildError> {
+        let env = std::env::var_os(NUM_THREADS_ENV_VAR);
+        resolve_num_threads(
+            self.num_threads,
+            env.as_deref().map(|v| v.to_string_lossy()).as_deref(),
+            num_cpus::get(),
+        )
+    }
+
+    fn build_registry(
+        mut self,
+    ) -> Result<(Arc<Registry>, Vec<JoinHandle<()>>), ThreadPoolBuildError> {
+        let num_threads = self.resolve_num_threads()?;
+        let registry = Registry::new(num_threads, std::mem::take(&mut self.handlers));
+        let mut threads = Vec::with_capacity(num_threads);
+        for index in 0..num_threads {
+            let mut builder = std::thread::Builder::new();
+            if let Some(name) = self.thread_name.as_mut() {
+                builder = builder.name(name(index));
+            }
+            if let Some(size) = self.stack_size {
+                builder = builder.stack_size(size);
+            }
+            let thread_registry = Arc::clone(&registry);
+            match builder.spawn(move || main_loop(thread_registry, index)) {
+                Ok(handle) => threads.push(handle),
+                Err(err) => {
+                    // Shut down the workers already started before reporting.
+                    registry.terminate();
+                    for handle in threads {
+                        let _ = handle.join();
+                    }
+                    return Err(ThreadPoolBuildError::ThreadSpawn(err));
+                }
+            }
+        }
+        Ok((registry, threads))
+    }
+}
+
+/// Resolves the thread count from the explicit setting, the environment variable's value and
+/// the CPU count. Separate from the builder so it can be tested without touching the process
+/// environment.
+fn resolve_num_threads(
+    explicit: Option<usize>,
+    env_value: Option<&str>,
+    num_cpus: usize,
+) -> Result<usize, ThreadPoolBuildError> {
+    let requested = match explicit {
+        Some(n) if n > 0 => n,
+        _ => match env_value {
+            Some(value) => match value.trim().parse::<usize>() {
+                Ok(0) => num_cpus,
+                Ok(n) => n,
+                Err(_) => {
+                    return Err(ThreadPoolBuildError::InvalidEnvVar {
+                        name: NUM_THREADS_ENV_VAR,
+                        value: value.to_owned(),
+                    });
+                }
+            },
+            None => num_cpus,
+        },
+    };
+    if requested > MAX_THREADS {
+        return Err(ThreadPoolBuildError::TooManyThreads {
+            requested,
+            max: MAX_THREADS,
+        });
+    }
+    Ok(requested.max(1))
+}
+
+/// A pool of worker threads.
+///
+/// Dropping the pool waits for its pending work (including `spawn`ed jobs), wakes every worker
+/// and joins its thread. (If the last handle is dropped *on* one of the pool's own workers, the
+/// threads cannot be joined from there and exit on their own.)
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_threads", &self.registry.num_threads())
+            .finish()
+    }
+}
+
+impl ThreadPool {
+    /// Runs `op` on a worker of this pool and returns its result. Inside `op`, `join` and the
+    /// other entry points use this pool. The calling thread blocks until `op` returns (a worker
+    /// of another pool keeps running that pool's jobs meanwhile).
+    ///
+    /// A panic in `op` propagates to the caller; the pool stays usable.
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|_| op())
+    }
+
+    /// Runs `op` on a worker of this pool with that worker's context (see [`Worker::join`]).
+    pub fn install_with_worker<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Worker) -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(op)
+    }
+
+    /// [`join`](crate::join) on this pool.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.registry
+            .in_worker(|worker| worker.join(|_| a(), |_| b()))
+    }
+
+    /// The number of worker threads in this pool.
+    pub fn current_num_threads(&self) -> usize {
+        self.registry.num_threads()
+    }
+
+    /// The index of the current thread in this pool, or `None` if it is not one of this
+    /// pool's workers.
+    pub fn current_thread_index(&self) -> Option<usize> {
+        Worker::current()
+            .filter(|w| Arc::ptr_eq(w.registry(), &self.registry))
+            .map(Worker::index)
+    }
+
+    /// How many workers are asleep right now (blocked in the sleep protocol). A snapshot, for
+    /// diagnostics and tests.
+    pub fn sleeping_threads(&self) -> usize {
+        self.registry.sleeping_threads()
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        let on_own_worker =
+            Worker::current().is_some_and(|w| Arc::ptr_eq(w.registry(), &self.registry));
+        if on_own_worker {
+            // A worker cannot join itself; the threads exit once idle.
+            return;
+        }
+        for handle in self.threads.drain(..) {
+            // A worker thread only ends by returning from its main loop (jobs catch panics),
+            // so an error here means a handler aborted the unwind elsewhere: nothing to do.
+            let _ = handle.join();
+        }
+    }
+}
+
+static GLOBAL_REGISTRY: OnceLock<Arc<Registry>> = OnceLock::new();
+/// Serialises the global pool's creation between `build_global` and first use.
+static GLOBAL_INIT: Mutex<()> = Mutex::new(());
+
+/// The global pool's registry, created with default settings on first use.
+pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    if let Some(registry) = GLOBAL_REGISTRY.get() {
+        return registry;
+    }
+    let _init = GLOBAL_INIT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(registry) = GLOBAL_REGISTRY.get() {
+        return registry;
+    }
+    let (registry, _threads) = ThreadPoolBuilder::new()
+        .build_registry()
+        .unwrap_or_else(|err| panic!("blitz: failed to create the global thread pool: {err}"));
+    GLOBAL_REGISTRY
+        .set(registry)
+        .unwrap_or_else(|_| unreachable!("guarded by GLOBAL_INIT"));
+    GLOBAL_REGISTRY.get().expect("just set")
+}
+
+/// The number of threads in the current pool: the pool of the current worker thread, or the
+/// global pool when called from outside every pool (creating it if needed).
+pub fn current_num_threads() -> usize {
+    match Worker::current() {
+        Some(worker) => worker.num_threads(),
+        None => global_registry().num_threads(),
+    }
+}
+
+/// The index of the current thread in its pool, or `None` outside every pool.
+pub fn current_thread_index() -> Option<usize> {
+    Worker::current().map(Worker::index)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_count_wins_over_env() {
+        assert_eq!(resolve_num_threads(Some(3), Some("7"), 2).unwrap(), 3);
+    }
+
+    #[test]
+    fn env_then_cpus() {
+        assert_eq!(resolve_num_threads(None, Some(" 5 "), 2).unwrap(), 5);
+        assert_eq!(resolve_num_threads(Some(0), Some("0"), 4).unwrap(), 4);
+        assert_eq!(resolve_num_threads(None, None, 6).unwrap(), 6);
+    }
+
+    #[test]
+    fn invalid_env_value_names_variable_and_value() {
+        let err = resolve_num_threads(None, Some("lots"), 2).unwrap_err();
+        assert!(matches!(
+            &err,
+            ThreadPoolBuildError::InvalidEnvVar { name: "BLITZ_NUM_THREADS", value } if value == "lots"
+        ));
+        let message = err.to_string();
+        assert!(message.contains("BLITZ_NUM_THREADS"), "{message}");
+        assert!(message.contains("\"lots\""), "{message}");
+        assert!(resolve_num_threads(None, Some("-1"), 2).is_err());
+    }
+
+    #[test]
+    fn too_many_threads() {
+        assert_eq!(
+            resolve_num_threads(Some(MAX_THREADS), None, 2).unwrap(),
+            65535
+        );
+        let err = resolve_num_threads(Some(MAX_THREADS + 1), None, 2).unwrap_err();
+        assert!(matches!(
+            err,
+            ThreadPoolBuildError::TooManyThreads {
+                requested: 65536,
+                max: 65535
+            }
+        ));
+        assert!(err.to_string().contains("65536"));
+        let err = resolve_num_threads(None, Some("100000"), 2).unwrap_err();
+        assert!(matches!(err, ThreadPoolBuildError::TooManyThreads { .. }));
+    }
+}

@@ -1,0 +1,552 @@
+//! The registry: the shared state of one pool (deques, injector, sleep manager), the
+//! per-thread [`Worker`] context, and the worker main loop.
+//!
+//! # Work-finding order (seed 001)
+//!
+//! 1. the worker's own deque (LIFO pop: freshest, cache-warm work);
+//! 2. the other workers' deques, starting from a random victim (FIFO steal: oldest, biggest);
+//! 3. the injector (work from outside the pool).
+
+use std::any::Any;
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::ptr;
+use std::sync::Arc;
+
+use crate::deque::{Deque, Steal};
+use crate::injector::Injector;
+use crate::job::{JobHeader, JobRef, StackJob};
+use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
+use crate::sleep::Sleep;
+use crate::sync::{AtomicUsize, Ordering};
+use crate::unwind::AbortIfPanic;
+
+/// Called with a panic payload that escaped a spawned task or a handler.
+pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
+/// Called with the worker's index on its thread, at start or exit.
+pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
+
+/// The per-pool callbacks taken from the builder.
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub(crate) panic: Option<Box<PanicHandler>>,
+    pub(crate) start: Option<Box<ThreadHandler>>,
+    pub(crate) exit: Option<Box<ThreadHandler>>,
+}
+
+/// Per-worker state that other threads reach through the registry.
+struct ThreadInfo {
+    /// The worker's deque: it pushes and pops, everyone else steals.
+    deque: Deque<JobHeader>,
+    /// Set when the pool terminates; the worker's main loop waits on it.
+    terminate: CoreLatch,
+}
+
+/// The shared state of one thread pool.
+pub(crate) struct Registry {
+    thread_infos: Box<[ThreadInfo]>,
+    pub(crate) sleep: Sleep,
+    injector: Injector<JobRef>,
+    /// The pool terminates when this drops to zero: one count for the `ThreadPool` handle,
+    /// one per pending `spawn`ed job.
+    terminate_count: AtomicUsize,
+    handlers: Handlers,
+}
+
+impl Registry {
+    /// A registry for `num_threads` workers. It starts no threads: see
+    /// `ThreadPoolBuilder::build`, which spawns them and runs [`main_loop`] on each.
+    pub(crate) fn new(num_threads: usize, handlers: Handlers) -> Arc<Registry> {
+        assert!(num_threads > 0, "a registry needs at least one worker");
+        Arc::new(Registry {
+            thread_infos: (0..num_threads)
+                .map(|_| ThreadInfo {
+                    deque: Deque::new(),
+                    terminate: CoreLatch::new(),
+                })
+                .collect(),
+            sleep: Sleep::new(num_threads),
+            injector: Injector::new(),
+            terminate_count: AtomicUsize::new(1),
+            handlers,
+        })
+    }
+
+    pub(crate) fn num_threads(&self) -> usize {
+        self.thread_infos.len()
+    }
+
+    /// Runs `op` on a worker of this pool: directly if the current thread is one, otherwise by
+    /// injecting it and waiting.
+    pub(crate) fn in_worker<OP, R>(self: &Arc<Self>, op: OP) -> R
+    where
+        OP: FnOnce(&Worker) -> R + Send,
+        R: Send,
+    {
+        match Worker::current() {
+            // SAFETY: `current` points to this thread's live worker.
+            Some(worker) if ptr::eq(&*worker.registry, &**self) => op(worker),
+            Some(worker) => self.in_worker_cross(worker, op),
+            None => self.in_worker_cold(op),
+        }
+    }
+
+    /// From a thread outside every pool: inject `op` and block until a worker has run it.
+    #[cold]
+    fn in_worker_cold<OP, R>(self: &Arc<Self>, op: OP) -> R
+    where
+        OP: FnOnce(&Worker) -> R + Send,
+        R: Send,
+    {
+        let latch = LockLatch::new();
+        let job = StackJob::new(op, LatchRef::new(&latch));
+        // SAFETY: `job` stays in this frame until its latch is set (we wait right below, and
+        // `wait` does not unwind).
+        self.inject(unsafe { job.as_job_ref() });
+        latch.wait();
+        // SAFETY: the latch is set.
+        unsafe { job.into_result() }
+    }
+
+    /// From a worker of *another* pool: inject `op` here and keep the current worker busy with
+    /// its own pool's work until it completes.
+    #[cold]
+    fn in_worker_cross<OP, R>(self: &Arc<Self>, current: &Worker, op: OP) -> R
+    where
+        OP: FnOnce(&Worker) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(op, OnceLatch::cross(current));
+        // SAFETY: `job` stays in this frame until its latch is set (`wait_until` returns only
+        // then and does not unwind: jobs it runs catch their own panics).
+        self.inject(unsafe { job.as_job_ref() });
+        current.wait_until(&job.latch);
+        // SAFETY: the latch is set.
+        unsafe { job.into_result() }
+    }
+
+    /// Queues a job from outside the pool and wakes a worker for it.
+    pub(crate) fn inject(&self, job: JobRef) {
+        debug_assert!(
+            self.terminate_count.load(Ordering::Relaxed) > 0,
+            "blitz: job injected into a terminated pool"
+        );
+        let queue_was_empty = self.injector.is_empty();
+        self.injector.push(job);
+        self.sleep.new_injected_jobs(1, queue_was_empty);
+    }
+
+    pub(crate) fn has_injected_jobs(&self) -> bool {
+        !self.injector.is_empty()
+    }
+
+    /// The latch worker `target` waits on was set while it slept: wake it.
+    pub(crate) fn notify_worker_latch_is_set(&self, target: usize) {
+        self.sleep.notify_worker_latch_is_set(target);
+    }
+
+    /// Keeps the pool alive for one more pending job (see `terminate`).
+    pub(crate) fn increment_terminate_count(&self) {
+        // Relaxed: the caller holds a count (the pool handle or a running job), so this cannot
+        // race with the count reaching zero.
+        let previous = self.terminate_count.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(previous > 0, "blitz: terminate count revived after zero");
+        assert!(previous != usize::MAX, "blitz: terminate count overflow");
+    }
+
+    /// Drops one count; at zero, tells every worker to exit once it is idle.
+    pub(crate) fn terminate(&self) {
+        // AcqRel: whoever drops the last count sees everything done under the other counts.
+        if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            for (index, info) in self.thread_infos.iter().enumerate() {
+                // SAFETY: the latch lives in the registry, which `&self` keeps alive.
+                if unsafe { CoreLatch::set(&info.terminate) } {
+                    self.notify_worker_latch_is_set(index);
+                }
+            }
+        }
+    }
+
+    /// Reports a panic that has nowhere else to go (a spawned job, a start/exit handler): the
+    /// pool's panic handler, or abort if there is none.
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        match &self.handlers.panic {
+            Some(handler) => {
+                // A panicking panic handler has nowhere left to report to.
+                let abort = AbortIfPanic;
+                handler(payload);
+                std::mem::forget(abort);
+            }
+            None => {
+                let message = panic_message(&*payload);
+                eprintln!(
+                    "blitz: a spawned job panicked ({message}) and the pool has no panic \
+                     handler; aborting"
+                );
+                std::process::abort();
+            }
+        }
+    }
+
+    /// Runs a start/exit handler, routing its panic to `handle_panic`.
+    fn run_thread_handler(&self, handler: &Option<Box<ThreadHandler>>, index: usize) {
+        if let Some(handler) = handler {
+            if let Err(payload) =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(index)))
+            {
+                self.handle_panic(payload);
+            }
+        }
+    }
+
+    /// The number of workers currently blocked in the sleep protocol.
+    pub(crate) fn sleeping_threads(&self) -> usize {
+        self.sleep.counters().sleeping_threads()
+    }
+}
+
+/// A readable message from a panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "non-string payload"
+    }
+}
+
+thread_local! {
+    /// The worker running on this thread, if this thread is a pool worker.
+    static CURRENT_WORKER: Cell<*const Worker> = const { Cell::new(ptr::null()) };
+}
+
+/// A worker thread's context: its index, its pool, its deque.
+///
+/// Generated code and the fast-path APIs receive a `&Worker` and pass it down the recursion,
+/// so the thread-local lookup happens once per call tree rather than once per fork. A `&Worker`
+/// cannot leave its thread (`Worker` is `!Sync`).
+pub struct Worker {
+    index: usize,
+    registry: Arc<Registry>,
+    /// The owner's side of `registry.thread_infos[index].deque`, cached to save the bounds
+    /// check and two loads per push/pop. Valid as long as `registry` is.
+    deque: *const Deque<JobHeader>,
+    /// Victim selection (xorshift64*).
+    rng: Cell<u64>,
+    /// `!Sync` (and `!Send`): a worker context belongs to its thread.
+    _not_sync: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("index", &self.index)
+            .field("num_threads", &self.num_threads())
+            .finish()
+    }
+}
+
+impl Worker {
+    pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Worker {
+        let deque: *const Deque<JobHeader> = &registry.thread_infos[index].deque;
+        Worker {
+            index,
+            registry,
+            deque,
+            // Any non-zero seed works; distinct per worker so victims differ.
+            rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// The worker running on the current thread, if it is a pool worker.
+    ///
+    /// The `'static` is confined to crate-internal callers, which use the reference only within
+    /// calls that run inside the worker's main loop (where the worker is alive).
+    pub(crate) fn current() -> Option<&'static Worker> {
+        let worker = CURRENT_WORKER.with(Cell::get);
+        // SAFETY: the pointer is set by `main_loop` to a worker that lives on that thread's
+        // stack for as long as the pointer is set, and only that thread can read it.
+        unsafe { worker.as_ref() }
+    }
+
+    /// Calls `f` with the worker running on the current thread, or `None` outside a pool.
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let index = pool.install(|| blitz_runtime::Worker::with_current(|w| w.map(|w| w.index())));
+    /// assert!(index.unwrap() < 2);
+    /// assert!(blitz_runtime::Worker::with_current(|w| w.is_none()));
+    /// ```
+    pub fn with_current<R>(f: impl FnOnce(Option<&Worker>) -> R) -> R {
+        f(Worker::current())
+    }
+
+    /// This worker's index in its pool, `0..num_threads`.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The number of workers in this worker's pool.
+    pub fn num_threads(&self) -> usize {
+        self.registry.num_threads()
+    }
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    fn deque(&self) -> &Deque<JobHeader> {
+        // SAFETY: points into `self.registry`, which `self` keeps alive.
+        unsafe { &*self.deque }
+    }
+
+    /// Pushes a job onto this worker's deque and lets the sleep manager wake a thief.
+    #[inline]
+    pub(crate) fn push(&self, job: JobRef) {
+        let deque = self.deque();
+        let queue_was_empty = deque.is_empty();
+        // SAFETY: this thread owns the deque (`Worker` is `!Send`/`!Sync` and there is one per
+        // worker thread).
+        unsafe { deque.push(job.as_ptr()) };
+        self.registry.sleep.new_internal_jobs(1, queue_was_empty);
+    }
+
+    /// Pops the newest job from this worker's own deque.
+    #[inline]
+    pub(crate) fn take_local_job(&self) -> Option<JobRef> {
+        // SAFETY: owner thread (see `push`). Pointers in the deque are live, unexecuted jobs.
+        unsafe { self.deque().pop().map(|p| JobRef::new(p)) }
+    }
+
+    /// Runs a job found in a deque or the injector.
+    #[inline]
+    pub(crate) fn execute(&self, job: JobRef) {
+        // SAFETY: every job handed out by a deque or the injector is executed exactly once: the
+        // deque and injector give each item to exactly one taker.
+        unsafe { job.execute(self) }
+    }
+
+    /// The next xorshift64* value.
+    fn next_random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Steals one job from another worker, trying every victim once from a random start.
+    fn steal(&self) -> Option<JobRef> {
+        let num_threads = self.num_threads();
+        if num_threads <= 1 {
+            return None;
+        }
+        let start = (self.next_random() % num_threads as u64) as usize;
+        let victims = (start..num_threads).chain(0..start);
+        for victim in victims.filter(|&v| v != self.index) {
+            let deque = &self.registry.thread_infos[victim].deque;
+            loop {
+                match deque.steal() {
+                    // SAFETY: deques hold live, unexecuted jobs.
+                    Steal::Success(p) => return Some(unsafe { JobRef::new(p) }),
+                    Steal::Empty => break,
+                    Steal::Retry => std::hint::spin_loop(),
+                }
+            }
+        }
+        None
+    }
+
+    /// Takes injected jobs: runs the oldest, pushes the rest onto our deque for thieves.
+    fn take_injected_job(&self) -> Option<JobRef> {
+        let mut batch = self.registry.injector.take_all().into_iter();
+        let first = batch.next()?;
+        let mut pushed = 0;
+        for job in batch {
+            // SAFETY: owner thread.
+            unsafe { self.deque().push(job.as_ptr()) };
+            pushed += 1;
+        }
+        if pushed > 0 {
+            self.registry.sleep.new_internal_jobs(pushed, true);
+        }
+        Some(first)
+    }
+
+    /// Any job, in the order of seed 001: own deque, peers' deques, injector.
+    fn find_work(&self) -> Option<JobRef> {
+        self.take_local_job()
+            .or_else(|| self.steal())
+            .or_else(|| self.take_injected_job())
+    }
+
+    /// Runs other work until `latch` is set: spins through the idle rounds (running anything it
+    /// finds), then sleeps until woken. Does not unwind: jobs catch their own panics.
+    #[inline]
+    pub(crate) fn wait_until<L: AsCoreLatch + ?Sized>(&self, latch: &L) {
+        let latch = latch.as_core_latch();
+        if !latch.probe() {
+            self.wait_until_cold(latch);
+        }
+    }
+
+    #[cold]
+    fn wait_until_cold(&self, latch: &CoreLatch) {
+        'outer: while !latch.probe() {
+            // Our own deque first: no need to announce ourselves idle for that.
+            if let Some(job) = self.take_local_job() {
+                self.execute(job);
+                continue;
+            }
+            let sleep = &self.registry.sleep;
+            let mut idle_state = sleep.start_looking(self.index);
+            while !latch.probe() {
+                if let Some(job) = self.find_work() {
+                    sleep.work_found();
+                    self.execute(job);
+                    // The job may have left work in our deque: look there first again.
+                    continue 'outer;
+                }
+                sleep.no_work_found(&mut idle_state, latch, || self.registry.has_injected_jobs());
+            }
+            // What we waited for happened: we are active again.
+            sleep.work_found();
+            return;
+        }
+    }
+}
+
+/// The body of every worker thread: run work until the pool terminates.
+pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
+    let worker = Worker::new(Arc::clone(&registry), index);
+    CURRENT_WORKER.with(|current| {
+        debug_assert!(current.get().is_null());
+        current.set(&worker);
+    });
+    registry.run_thread_handler(&registry.handlers.start, index);
+
+    worker.wait_until(&registry.thread_infos[index].terminate);
+
+    // Termination happens only when no job can still be pending (the terminate count), so our
+    // deque is empty.
+    debug_assert!(worker.take_local_job().is_none());
+    registry.run_thread_handler(&registry.handlers.exit, index);
+    CURRENT_WORKER.with(|current| current.set(ptr::null()));
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    //! Models of the sleep protocol with real workers' waiting code: loom threads play the
+    //! workers (no OS threads are started; `Worker::new` does not touch the thread-local).
+    use super::*;
+    use crate::latch::Latch;
+    use loom::thread;
+
+    fn registry(num_threads: usize) -> Arc<Registry> {
+        Registry::new(num_threads, Handlers::default())
+    }
+
+    /// A heap job that sets `ran` when it runs; the poster blocks on `ran`, so a lost wake-up
+    /// leaves every thread blocked and loom reports the deadlock.
+    fn job_setting(ran: &Arc<LockLatch>) -> JobRef {
+        let ran = Arc::clone(ran);
+        let job = crate::job::HeapJob::new(move |_: &Worker| {
+            // SAFETY: alive (Arc).
+            unsafe { LockLatch::set(&*ran) };
+        });
+        // SAFETY: executed exactly once, by whichever worker takes it.
+        unsafe { job.into_job_ref() }
+    }
+
+    /// Ends a model: sets worker `index`'s wait latch and wakes it if it sleeps.
+    fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
+        // SAFETY: `latch` is alive for the call.
+        if unsafe { CoreLatch::set(latch) } {
+            registry.notify_worker_latch_is_set(index);
+        }
+    }
+
+    /// ERRATA 1 on the real code path: worker 1 is idle and goes through the sleep rounds
+    /// while worker 0 pushes a job onto its own deque and then blocks until the job has been
+    /// *stolen and run* (it never runs the job itself). If the poster's wake-up were lost, both
+    /// would block forever and loom would report a deadlock. (Planting the reference design's
+    /// inert JEC, "increment if even" on both sides, makes this model fail.)
+    #[test]
+    fn internal_job_wakes_a_worker_going_to_sleep() {
+        loom::model(|| {
+            let registry = registry(2);
+            let ran = Arc::new(LockLatch::new());
+            let done = Arc::new(CoreLatch::new());
+            let thief = {
+                let registry = Arc::clone(&registry);
+                let done = Arc::clone(&done);
+                thread::spawn(move || {
+                    let worker = Worker::new(Arc::clone(&registry), 1);
+                    // Wait on a latch nobody sets until the end: the worker must find the job.
+                    worker.wait_until(&*done);
+                })
+            };
+            let poster = Worker::new(Arc::clone(&registry), 0);
+            poster.push(job_setting(&ran));
+            ran.wait();
+            release(&registry, &done, 1);
+            thief.join().unwrap();
+        });
+    }
+
+    /// A job injected from outside while the only worker heads to sleep (fences #1 and #2): the
+    /// injector must wake it, since nobody else will run the job.
+    #[test]
+    fn injected_job_wakes_a_worker_going_to_sleep() {
+        loom::model(|| {
+            let registry = registry(1);
+            // Start from an active JEC (as after earlier work), where only the fences protect
+            // the injected job.
+            registry.sleep.new_internal_jobs(1, true);
+            let ran = Arc::new(LockLatch::new());
+            let done = Arc::new(CoreLatch::new());
+            let worker_thread = {
+                let registry = Arc::clone(&registry);
+                let done = Arc::clone(&done);
+                thread::spawn(move || {
+                    let worker = Worker::new(Arc::clone(&registry), 0);
+                    worker.wait_until(&*done);
+                })
+            };
+            registry.inject(job_setting(&ran));
+            ran.wait();
+            release(&registry, &done, 0);
+            worker_thread.join().unwrap();
+        });
+    }
+
+    /// OnceLatch set vs a worker waiting on it (ERRATA 5: the waiter goes to sleep on the
+    /// latch): the setter must wake it, and the waiter sees the data written before `set`.
+    #[test]
+    fn once_latch_set_vs_wait() {
+        loom::model(|| {
+            let registry = registry(2);
+            let data = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+            let owner = Worker::new(Arc::clone(&registry), 0);
+            let latch = OnceLatch::new(&owner);
+            let latch_ptr = &latch as *const OnceLatch<'_> as usize;
+            let setter = {
+                let registry = Arc::clone(&registry);
+                let data = Arc::clone(&data);
+                thread::spawn(move || {
+                    let _worker = Worker::new(registry, 1);
+                    data.store(7, Ordering::Relaxed);
+                    // SAFETY: the owner waits for this latch before leaving the frame that
+                    // holds it, and joins this thread before that.
+                    unsafe { OnceLatch::set(latch_ptr as *const OnceLatch<'_>) };
+                })
+            };
+            owner.wait_until(&latch);
+            assert_eq!(data.load(Ordering::Relaxed), 7);
+            setter.join().unwrap();
+        });
+    }
+}
