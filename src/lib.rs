@@ -19,3 +19,11 @@
 #![deny(missing_docs)]
 
 pub use blitz_runtime::*;
+
+/// What macro-generated code refers to. Not a public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use blitz_runtime::{
+        IntoParallelSource, ParallelSource, Worker, for_each_piece, reduce_pieces, with_worker,
+    };
+}

@@ -19,6 +19,7 @@ pub(crate) mod injector;
 pub(crate) mod job;
 mod join;
 pub(crate) mod latch;
+mod loops;
 mod pool;
 pub(crate) mod registry;
 pub(crate) mod sleep;
@@ -26,6 +27,7 @@ pub(crate) mod sync;
 pub(crate) mod unwind;
 
 pub use join::{join, with_worker};
+pub use loops::{IntoParallelSource, ParallelSource, for_each_piece, reduce_pieces};
 pub use pool::{
     NUM_THREADS_ENV_VAR, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, current_num_threads,
     current_thread_index,
