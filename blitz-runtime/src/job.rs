@@ -142,14 +142,20 @@ where
         func(worker)
     }
 
-    /// The job's result after its latch was set: the value, or the re-thrown panic.
+    /// Takes the job's result after its latch was set: the value, or the re-thrown panic.
+    ///
+    /// Takes `&self`, not `self`: a job that was reachable by other threads must never be
+    /// moved, and its frame may still be referenced by a deque slot that a thief read.
     ///
     /// # Safety
     ///
     /// The latch must have been observed set (which orders the executor's write of the result
-    /// before this read).
-    pub(crate) unsafe fn into_result(self) -> R {
-        self.result.into_inner().into_return_value()
+    /// before this read), and the result not taken before.
+    pub(crate) unsafe fn take_result(&self) -> R {
+        // SAFETY: the executor finished writing before setting the latch; nobody else touches
+        // the cell afterwards.
+        let result = unsafe { std::mem::replace(&mut *self.result.get(), JobResult::None) };
+        result.into_return_value()
     }
 
     /// # Safety

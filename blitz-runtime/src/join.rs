@@ -1,6 +1,16 @@
 //! Fork/join: `join(a, b)` runs `a` here while `b` waits in our deque for a thief.
 //!
-//! # Hybrid join (seed 004)
+//! # Private forks, promoted on demand
+//!
+//! A fork records `b`'s stack job in the worker's private frame stack and runs `a`. If no idle
+//! peer asked for work meanwhile, `b` is still private when `a` returns and runs inline: the
+//! common case costs a few stores and a flag load, with no fence, no shared write and no wake
+//! check. A peer's request makes the worker promote its *oldest* private frame onto its
+//! Chase-Lev deque (see `registry`); a join whose `b` was promoted takes the hybrid path below.
+//! The outermost few forks of a call tree are always published (`EAGER_DEPTH`), so coarse
+//! joins run in parallel even when a peer becomes idle only after the fork.
+//!
+//! # Hybrid join of a promoted fork (seed 004)
 //!
 //! After `a` returns, the joiner
 //! 1. probes `b`'s latch: if a thief already finished `b`, take its result;
@@ -19,9 +29,9 @@
 use std::panic::{self, AssertUnwindSafe};
 
 use crate::job::StackJob;
-use crate::latch::OnceLatch;
+use crate::latch::{AsCoreLatch, Latch, OnceLatch};
 use crate::pool::global_registry;
-use crate::registry::Worker;
+use crate::registry::{EAGER_DEPTH, Worker};
 
 impl Worker {
     /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -52,32 +62,84 @@ impl Worker {
         B: FnOnce(&Worker) -> RB + Send,
         RB: Send,
     {
+        if self.is_alone() {
+            // A one-worker pool: `b` could only ever run here, after `a`. Same panic contract.
+            return match panic::catch_unwind(AssertUnwindSafe(|| a(self))) {
+                Ok(value_a) => (value_a, b(self)),
+                Err(payload) => {
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| b(self)));
+                    panic::resume_unwind(payload)
+                }
+            };
+        }
         let job_b = StackJob::new(b, OnceLatch::new(self));
-        // SAFETY: `job_b` stays in this frame until it is either popped back (and run inline)
-        // or its latch is observed set; every path below, including the panic path, does one
-        // of the two before returning or unwinding.
-        let job_b_ref = unsafe { job_b.as_job_ref() };
-        self.push(job_b_ref);
+        // SAFETY: `job_b` stays in this frame until it is either run inline (while private or
+        // after popping it back) or its latch is observed set; every path below, including the
+        // panic paths, does one of these before returning or unwinding. The frame record made
+        // from it is dropped (by `leave_frame`) before `job_b` goes out of scope.
+        let depth = self.enter_frame(unsafe { job_b.as_job_ref() });
+        if depth < EAGER_DEPTH {
+            // Near the root: publish now (this is the oldest private frame, as every frame
+            // below it was published the same way).
+            self.promote_oldest_frame();
+        } else if self.work_wanted() {
+            self.answer_work_request();
+        }
 
-        let result_a = match panic::catch_unwind(AssertUnwindSafe(|| a(self))) {
+        let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
+
+        if !self.leave_frame(depth) {
+            // Still private: nobody else can reach `job_b`. The common case, and a plain call.
+            return match result_a {
+                // SAFETY: private, so not run before and not reachable by any other thread.
+                Ok(value_a) => (value_a, unsafe { job_b.run_inline(self) }),
+                Err(payload) => {
+                    // Both closures finish before the panic propagates; `a`'s panic wins.
+                    // SAFETY: as above.
+                    let _ =
+                        panic::catch_unwind(AssertUnwindSafe(|| unsafe { job_b.run_inline(self) }));
+                    panic::resume_unwind(payload)
+                }
+            };
+        }
+        self.join_promoted(&job_b, result_a)
+    }
+
+    /// The join of a fork whose second job was promoted to the deque: pop it back if nobody
+    /// stole it, otherwise wait for the thief (running other work, then sleeping).
+    #[cold]
+    fn join_promoted<L, F, RA, RB>(
+        &self,
+        job_b: &StackJob<L, F, RB>,
+        result_a: std::thread::Result<RA>,
+    ) -> (RA, RB)
+    where
+        L: Latch + AsCoreLatch,
+        F: FnOnce(&Worker) -> RB + Send,
+        RB: Send,
+    {
+        // SAFETY: only used to recognise the job when we pop it; `job_b` is alive.
+        let job_b_ref = unsafe { job_b.as_job_ref() };
+        let value_a = match result_a {
             Ok(value) => value,
             Err(payload) => {
-                // `b` must finish before we unwind out of the frame that owns it.
+                // `b` must finish before we unwind out of the frame that owns it: if it is
+                // still on our deque, `wait_until` pops and runs it.
                 self.wait_until(&job_b.latch);
                 panic::resume_unwind(payload)
             }
         };
-
-        while !job_b.latch.probe() {
+        while !job_b.latch.as_core_latch().probe() {
             match self.take_local_job() {
                 Some(job) if job == job_b_ref => {
-                    // Not stolen: run it as a plain call.
+                    // Not stolen after all: run it as a plain call.
                     // SAFETY: we popped the only `JobRef` to it, so no other thread can reach
                     // it and it has not run.
-                    let result_b = unsafe { job_b.run_inline(self) };
-                    return (result_a, result_b);
+                    let value_b = unsafe { job_b.run_inline(self) };
+                    return (value_a, value_b);
                 }
-                // An older job of ours, or injected work a nested wait parked on our deque.
+                // An older promoted frame of ours, or injected work a nested wait parked on
+                // our deque.
                 Some(job) => self.execute(job),
                 None => {
                     // Stolen: help with other work, then sleep on the latch.
@@ -87,7 +149,7 @@ impl Worker {
             }
         }
         // SAFETY: the latch is set.
-        (result_a, unsafe { job_b.into_result() })
+        (value_a, unsafe { job_b.take_result() })
     }
 }
 

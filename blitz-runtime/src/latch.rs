@@ -177,7 +177,7 @@ impl Latch for OnceLatch<'_> {
         } else {
             // We are a worker of the same pool, which therefore outlives this call.
             // SAFETY: as above; we deref to the heap-allocated registry, not into `*this`.
-            unsafe { &**(*this).registry }
+            unsafe { (*this).registry }
         };
         // SAFETY: valid until here; not touched afterwards.
         if unsafe { CoreLatch::set(&raw const (*this).core) } {

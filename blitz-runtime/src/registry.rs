@@ -6,6 +6,18 @@
 //! 1. the worker's own deque (LIFO pop: freshest, cache-warm work);
 //! 2. the other workers' deques, starting from a random victim (FIFO steal: oldest, biggest);
 //! 3. the injector (work from outside the pool).
+//!
+//! # Lazy promotion (private frames)
+//!
+//! A fork does not publish its second closure. `Worker::join` records the stack job in the
+//! worker's private frame stack ([`Worker::frames`], plain `Cell`s: no atomics, no fences) and
+//! runs both closures itself unless someone asks for work. A worker that finds nothing to do
+//! raises the `work_wanted` flag of its peers; a worker that sees its flag at a fork point (or
+//! while it waits) *promotes* its oldest private frame, the one highest in its stack and so
+//! usually the largest piece of work, by pushing it onto its Chase-Lev deque, where the
+//! ordinary steal and sleep protocols take over. Workers that go to sleep leave their request
+//! raised, so the first fork after a quiet period publishes at once and wakes them. The
+//! outermost [`EAGER_DEPTH`] forks of a call tree are published without being asked.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -18,7 +30,20 @@ use crate::injector::Injector;
 use crate::job::{JobHeader, JobRef, StackJob};
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
 use crate::sleep::Sleep;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+
+use crossbeam_utils::CachePadded;
+
+/// How many of the outermost pending forks a worker tracks for promotion. Deeper forks stay
+/// private for good: by then the outer frames, which hold far more work, are on offer.
+pub(crate) const MAX_TRACKED_FRAMES: usize = 128;
+
+/// Forks this close to the root of a worker's call tree are published at once, without
+/// waiting for a request. Coarse joins live here (two 100 ms tasks joined at the top must run
+/// in parallel even if the idle peer asks only after the fork, when the owner will not reach
+/// another fork point for 100 ms); in fine-grained recursion these are a vanishing fraction of
+/// all forks, so their deque and fence costs do not matter.
+pub(crate) const EAGER_DEPTH: usize = 3;
 use crate::unwind::AbortIfPanic;
 
 /// Called with a panic payload that escaped a spawned task or a handler.
@@ -40,6 +65,10 @@ struct ThreadInfo {
     deque: Deque<JobHeader>,
     /// Set when the pool terminates; the worker's main loop waits on it.
     terminate: CoreLatch,
+    /// Raised by idle peers: "promote a private frame so we can steal it". A hint only: if it
+    /// is missed, work still completes, just with less parallelism. Padded: it is read at every
+    /// fork by its owner and written by others only while they are idle.
+    work_wanted: CachePadded<AtomicBool>,
 }
 
 /// The shared state of one thread pool.
@@ -63,6 +92,7 @@ impl Registry {
                 .map(|_| ThreadInfo {
                     deque: Deque::new(),
                     terminate: CoreLatch::new(),
+                    work_wanted: CachePadded::new(AtomicBool::new(false)),
                 })
                 .collect(),
             sleep: Sleep::new(num_threads),
@@ -105,7 +135,7 @@ impl Registry {
         self.inject(unsafe { job.as_job_ref() });
         latch.wait();
         // SAFETY: the latch is set.
-        unsafe { job.into_result() }
+        unsafe { job.take_result() }
     }
 
     /// From a worker of *another* pool: inject `op` here and keep the current worker busy with
@@ -122,7 +152,7 @@ impl Registry {
         self.inject(unsafe { job.as_job_ref() });
         current.wait_until(&job.latch);
         // SAFETY: the latch is set.
-        unsafe { job.into_result() }
+        unsafe { job.take_result() }
     }
 
     /// Queues a job from outside the pool and wakes a worker for it.
@@ -199,6 +229,17 @@ impl Registry {
         }
     }
 
+    /// An idle worker asks every peer to promote a private frame (see the module docs).
+    fn request_work(&self, from: usize) {
+        for (index, info) in self.thread_infos.iter().enumerate() {
+            // Relaxed: a hint (see `ThreadInfo::work_wanted`). Read first so that idle rounds do
+            // not keep invalidating the busy owner's cache line.
+            if index != from && !info.work_wanted.load(Ordering::Relaxed) {
+                info.work_wanted.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// The number of workers currently blocked in the sleep protocol.
     pub(crate) fn sleeping_threads(&self) -> usize {
         self.sleep.counters().sleeping_threads()
@@ -232,6 +273,21 @@ pub struct Worker {
     /// The owner's side of `registry.thread_infos[index].deque`, cached to save the bounds
     /// check and two loads per push/pop. Valid as long as `registry` is.
     deque: *const Deque<JobHeader>,
+    /// `registry.thread_infos[index].work_wanted`, cached like `deque`.
+    work_wanted: *const AtomicBool,
+    /// Pending forks on this thread's stack, outermost first: `frames[i]` is the job of the
+    /// fork at depth `i` (only for `i < MAX_TRACKED_FRAMES`).
+    ///
+    /// Invariants: `promoted <= min(depth, MAX_TRACKED_FRAMES)`; the frames below `promoted`
+    /// were pushed onto the deque (in order), those from `promoted` to `depth` are private.
+    frames: [Cell<Option<JobRef>>; MAX_TRACKED_FRAMES],
+    /// The number of forks pending on this thread's stack.
+    depth: Cell<usize>,
+    /// How many of the outermost frames have been promoted.
+    promoted: Cell<usize>,
+    /// The pool has no other worker: nobody can ever take a forked job, so forks are plain
+    /// calls (jobs from outside still arrive through the injector).
+    alone: bool,
     /// Victim selection (xorshift64*).
     rng: Cell<u64>,
     /// `!Sync` (and `!Send`): a worker context belongs to its thread.
@@ -250,10 +306,17 @@ impl std::fmt::Debug for Worker {
 impl Worker {
     pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Worker {
         let deque: *const Deque<JobHeader> = &registry.thread_infos[index].deque;
+        let work_wanted: *const AtomicBool = &*registry.thread_infos[index].work_wanted;
+        let alone = registry.num_threads() == 1;
         Worker {
             index,
             registry,
             deque,
+            work_wanted,
+            frames: [const { Cell::new(None) }; MAX_TRACKED_FRAMES],
+            depth: Cell::new(0),
+            promoted: Cell::new(0),
+            alone,
             // Any non-zero seed works; distinct per worker so victims differ.
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
             _not_sync: PhantomData,
@@ -311,6 +374,74 @@ impl Worker {
         // worker thread).
         unsafe { deque.push(job.as_ptr()) };
         self.registry.sleep.new_internal_jobs(1, queue_was_empty);
+    }
+
+    /// Records a new fork's job as the innermost pending frame; returns its depth.
+    #[inline]
+    pub(crate) fn enter_frame(&self, job: JobRef) -> usize {
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        if let Some(slot) = self.frames.get(depth) {
+            slot.set(Some(job));
+        }
+        depth
+    }
+
+    /// Leaves the fork at `depth` (after its first closure returned); true if its job was
+    /// promoted, i.e. may be on the deque or stolen, false if it is still private.
+    #[inline]
+    pub(crate) fn leave_frame(&self, depth: usize) -> bool {
+        self.depth.set(depth);
+        if depth < self.promoted.get() {
+            // Everything above `depth` is gone, so the promoted prefix ends here now.
+            self.promoted.set(depth);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// True if this worker is its pool's only one.
+    #[inline]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.alone
+    }
+
+    /// True if an idle peer asked us for work.
+    #[inline]
+    pub(crate) fn work_wanted(&self) -> bool {
+        // SAFETY: points into `self.registry` (see `work_wanted`'s field docs).
+        // Relaxed: a hint; see `ThreadInfo::work_wanted`.
+        unsafe { (*self.work_wanted).load(Ordering::Relaxed) }
+    }
+
+    /// Pushes the oldest private frame onto our deque, where idle peers can steal it (and
+    /// where `push` wakes a sleeping one). False if every pending frame is already public.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn promote_oldest_frame(&self) -> bool {
+        let oldest = self.promoted.get();
+        if oldest >= self.depth.get().min(MAX_TRACKED_FRAMES) {
+            return false;
+        }
+        let job = self.frames[oldest]
+            .get()
+            .expect("blitz: tracked frame without a job");
+        self.promoted.set(oldest + 1);
+        self.push(job);
+        true
+    }
+
+    /// Answers a peer's request for work. With no private frame to offer, the request stays
+    /// raised for our next fork.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn answer_work_request(&self) {
+        if self.promote_oldest_frame() {
+            // SAFETY: as in `work_wanted`. Relaxed: consuming a hint; a peer that is still
+            // idle raises it again.
+            unsafe { (*self.work_wanted).store(false, Ordering::Relaxed) };
+        }
     }
 
     /// Pops the newest job from this worker's own deque.
@@ -396,6 +527,11 @@ impl Worker {
     #[cold]
     fn wait_until_cold(&self, latch: &CoreLatch) {
         'outer: while !latch.probe() {
+            // While we wait, our private frames further down the stack are the only work we
+            // could offer a peer that asks.
+            if self.work_wanted() {
+                self.answer_work_request();
+            }
             // Our own deque first: no need to announce ourselves idle for that.
             if let Some(job) = self.take_local_job() {
                 self.execute(job);
@@ -410,6 +546,7 @@ impl Worker {
                     // The job may have left work in our deque: look there first again.
                     continue 'outer;
                 }
+                self.registry.request_work(self.index);
                 sleep.no_work_found(&mut idle_state, latch, || self.registry.has_injected_jobs());
             }
             // What we waited for happened: we are active again.

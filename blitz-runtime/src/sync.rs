@@ -6,21 +6,17 @@
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
-    AtomicIsize, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence,
+    AtomicBool, AtomicIsize, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence,
 };
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
-#[cfg(loom)]
-pub(crate) use loom::thread::yield_now;
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
-    AtomicIsize, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence,
+    AtomicBool, AtomicIsize, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence,
 };
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
-#[cfg(not(loom))]
-pub(crate) use std::thread::yield_now;
 
 /// Locks `mutex`, ignoring poisoning.
 ///

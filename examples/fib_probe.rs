@@ -1,0 +1,33 @@
+//! Probe for the fork fast path: fib with a fork at every call, on a 1-thread pool.
+//! `cargo run --release --example fib_probe -- <n> <mode: seq|blitz>`
+fn fib_seq(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    fib_seq(n - 1) + fib_seq(n - 2)
+}
+
+fn fib(w: &blitz::Worker, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = w.join(|w| fib(w, n - 1), |w| fib(w, n - 2));
+    a + b
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: u64 = args.next().map_or(30, |a| a.parse().unwrap());
+    let mode = args.next().unwrap_or_else(|| "blitz".into());
+    let threads: usize = args.next().map_or(1, |a| a.parse().unwrap());
+    let pool = blitz::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let r = match mode.as_str() {
+        "seq" => fib_seq(std::hint::black_box(n)),
+        _ => pool.install_with_worker(|w| fib(w, std::hint::black_box(n))),
+    };
+    println!("{mode} fib({n}) = {r} in {:?}", start.elapsed());
+}
