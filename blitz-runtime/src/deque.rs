@@ -40,11 +40,13 @@ struct Buffer<T> {
     slots: Box<[AtomicPtr<T>]>,
     mask: usize,
     /// The buffer this one replaced, kept alive for thieves that may still be reading it.
-    previous: Option<Box<Buffer<T>>>,
+    /// A raw pointer, not a `Box`: turning it back into a `Box` would assert unique access
+    /// while thieves may still be reading it. Freed (with the whole chain) in `Deque::drop`.
+    previous: *mut Buffer<T>,
 }
 
 impl<T> Buffer<T> {
-    fn new(capacity: usize, previous: Option<Box<Buffer<T>>>) -> Box<Self> {
+    fn new(capacity: usize, previous: *mut Buffer<T>) -> Box<Self> {
         debug_assert!(capacity.is_power_of_two());
         let slots = (0..capacity)
             .map(|_| AtomicPtr::new(ptr::null_mut()))
@@ -109,7 +111,7 @@ impl<T> Deque<T> {
         Deque {
             top: CachePadded::new(AtomicIsize::new(0)),
             bottom: CachePadded::new(AtomicIsize::new(0)),
-            buffer: AtomicPtr::new(Box::into_raw(Buffer::new(capacity, None))),
+            buffer: AtomicPtr::new(Box::into_raw(Buffer::new(capacity, ptr::null_mut()))),
         }
     }
 
@@ -154,17 +156,16 @@ impl<T> Deque<T> {
     /// Owner only; `old` is the live buffer and `top..bottom` its items.
     #[cold]
     unsafe fn grow(&self, bottom: isize, top: isize, old: *mut Buffer<T>) -> *mut Buffer<T> {
-        // SAFETY: `old` is the live buffer; only the owner replaces it, and we are the owner.
-        let old_box = unsafe { Box::from_raw(old) };
-        let new = Buffer::new(old_box.capacity() * 2, None);
+        // SAFETY: `old` is the live buffer; thieves may be reading it concurrently, so we only
+        // take shared access (no `Box`, which would claim uniqueness).
+        let old_ref = unsafe { &*old };
+        // Retire, don't free: thieves may still hold `old` (ERRATA 2).
+        let new = Buffer::new(old_ref.capacity() * 2, old);
         for index in top..bottom {
             // Relaxed: these slots were written by this thread.
-            let item = old_box.slot(index).load(Ordering::Relaxed);
+            let item = old_ref.slot(index).load(Ordering::Relaxed);
             new.slot(index).store(item, Ordering::Relaxed);
         }
-        let mut new = new;
-        // Retire, don't free: thieves may still hold `old` (ERRATA 2).
-        new.previous = Some(old_box);
         let new = Box::into_raw(new);
         // Release: a thief that loads the new buffer (acquire) sees its copied slots.
         self.buffer.store(new, Ordering::Release);
@@ -248,10 +249,14 @@ impl<T> Deque<T> {
 impl<T> Drop for Deque<T> {
     fn drop(&mut self) {
         // `&mut self`: no thief or owner is active. Items are borrowed pointers, not owned, so
-        // only the buffers (and, through `previous`, the retired ones) are freed.
-        let buffer = self.buffer.load(Ordering::Relaxed);
-        // SAFETY: `buffer` came from `Box::into_raw` and nothing else frees it.
-        drop(unsafe { Box::from_raw(buffer) });
+        // only the buffers (the live one and the retired chain behind it) are freed.
+        let mut buffer = self.buffer.load(Ordering::Relaxed);
+        while !buffer.is_null() {
+            // SAFETY: every buffer in the chain came from `Box::into_raw` and is freed only
+            // here, once.
+            let boxed = unsafe { Box::from_raw(buffer) };
+            buffer = boxed.previous;
+        }
     }
 }
 

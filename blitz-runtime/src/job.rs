@@ -126,9 +126,12 @@ where
     /// The caller must keep `self` alive and in place until the job's latch is set or until it
     /// takes the job back (a successful pop) and calls [`StackJob::run_inline`].
     pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
-        // SAFETY: the header is the first field of a `#[repr(C)]` struct; liveness is the
-        // caller's contract.
-        unsafe { JobRef::new(NonNull::from(&self.header)) }
+        // Derived from the whole job, not `&self.header`: `execute` casts back to the whole
+        // `StackJob`, and the pointer's provenance must cover it.
+        let job = NonNull::from(self).cast::<JobHeader>();
+        // SAFETY: the header is the first field of a `#[repr(C)]` struct, so the job pointer
+        // is also a header pointer; liveness is the caller's contract.
+        unsafe { JobRef::new(job) }
     }
 
     /// Runs the closure on this thread, for a job that was taken back before anyone ran it.

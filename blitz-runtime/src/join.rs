@@ -198,3 +198,67 @@ where
         None => global_registry().in_worker(op),
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::{ThreadPoolBuilder, Worker};
+    use std::panic::{self, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn tree(w: &Worker, depth: u32, ran: &[AtomicUsize]) -> u64 {
+        if depth == 0 {
+            ran[w.index()].fetch_add(1, Ordering::Relaxed);
+            return 1;
+        }
+        let (a, b) = w.join(|w| tree(w, depth - 1, ran), |w| tree(w, depth - 1, ran));
+        a + b
+    }
+
+    /// Small enough for Miri: eager, promoted and private forks, stolen or not.
+    #[test]
+    fn join_on_a_started_pool() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let depth = if cfg!(miri) { 6 } else { 14 };
+        for _ in 0..3 {
+            let ran = [AtomicUsize::new(0), AtomicUsize::new(0)];
+            assert_eq!(
+                pool.install_with_worker(|w| tree(w, depth, &ran)),
+                1 << depth
+            );
+            let leaves: usize = ran.iter().map(|r| r.load(Ordering::Relaxed)).sum();
+            assert_eq!(leaves, 1 << depth);
+        }
+    }
+
+    #[test]
+    fn panics_propagate_after_both_sides_finish() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for depth in [0u32, 1, 2, 5] {
+            let finished = AtomicUsize::new(0);
+            // The panicking fork sits at `depth`: eager (published) for small depths, private
+            // below `EAGER_DEPTH`.
+            fn nest(w: &Worker, depth: u32, finished: &AtomicUsize) {
+                if depth > 0 {
+                    return w.join(|w| nest(w, depth - 1, finished), |_| ()).0;
+                }
+                w.join(
+                    |_| {
+                        finished.fetch_add(1, Ordering::SeqCst);
+                        panic!("a");
+                    },
+                    |_| {
+                        finished.fetch_add(1, Ordering::SeqCst);
+                        panic!("b");
+                    },
+                );
+            }
+            let err = panic::catch_unwind(AssertUnwindSafe(|| {
+                pool.install_with_worker(|w| nest(w, depth, &finished))
+            }))
+            .unwrap_err();
+            assert_eq!(err.downcast_ref::<&str>(), Some(&"a"), "depth {depth}");
+            assert_eq!(finished.load(Ordering::SeqCst), 2, "depth {depth}");
+        }
+        assert_eq!(pool.join(|| 1, || 2), (1, 2));
+    }
+}
