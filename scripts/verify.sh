@@ -2,6 +2,7 @@
 # The verification suite beyond `cargo test`. Each step runs alone:
 #   scripts/verify.sh miri        the runtime's unit tests under Miri, several seeds
 #   scripts/verify.sh loom        the loom models (LOOM_MAX_PREEMPTIONS, default 2)
+#   scripts/verify.sh tsan        unit and integration tests under ThreadSanitizer
 #   scripts/verify.sh all         every step above
 # Everything a step needs is installed by the step itself (nightly components, Miri's sysroot).
 set -euo pipefail
@@ -23,6 +24,15 @@ miri() {
         cargo +nightly miri test -p blitz-runtime --lib --target-dir target/miri
 }
 
+tsan() {
+    # build-std: the standard library must be instrumented too, or TSan misses its
+    # synchronisation (and reports false races on everything behind a Mutex).
+    rustup component add --toolchain nightly rust-src >/dev/null 2>&1 || true
+    RUSTFLAGS="-Zsanitizer=thread" TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
+        cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
+        -p blitz-runtime --lib --tests --target-dir target/tsan
+}
+
 loom() {
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}" \
         cargo test -p blitz-runtime --release --lib --target-dir target/loom -- loom
@@ -31,6 +41,7 @@ loom() {
 case "${1:-all}" in
     miri) miri ;;
     loom) loom ;;
-    all) loom; miri ;;
-    *) echo "usage: $0 [miri|loom|all]" >&2; exit 2 ;;
+    tsan) tsan ;;
+    all) loom; miri; tsan ;;
+    *) echo "usage: $0 [miri|loom|tsan|all]" >&2; exit 2 ;;
 esac
