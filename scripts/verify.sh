@@ -3,6 +3,8 @@
 #   scripts/verify.sh miri        the runtime's unit tests under Miri, several seeds
 #   scripts/verify.sh loom        the loom models (LOOM_MAX_PREEMPTIONS, default 2)
 #   scripts/verify.sh tsan        unit and integration tests under ThreadSanitizer
+#   scripts/verify.sh asan        the same under AddressSanitizer (debug profile), with
+#                                 stack-use-after-return detection for stack jobs
 #   scripts/verify.sh all         every step above
 # Everything a step needs is installed by the step itself (nightly components, Miri's sysroot).
 set -euo pipefail
@@ -33,6 +35,16 @@ tsan() {
         -p blitz-runtime --lib --tests --target-dir target/tsan
 }
 
+asan() {
+    rustup component add --toolchain nightly rust-src >/dev/null 2>&1 || true
+    # detect_stack_use_after_return: a stack job touched after its frame returned is the bug
+    # class this step exists for.
+    RUSTFLAGS="-Zsanitizer=address" \
+        ASAN_OPTIONS="detect_stack_use_after_return=1 detect_leaks=0 ${ASAN_OPTIONS:-}" \
+        cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
+        -p blitz-runtime --lib --tests --target-dir target/asan
+}
+
 loom() {
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}" \
         cargo test -p blitz-runtime --release --lib --target-dir target/loom -- loom
@@ -42,6 +54,7 @@ case "${1:-all}" in
     miri) miri ;;
     loom) loom ;;
     tsan) tsan ;;
-    all) loom; miri; tsan ;;
-    *) echo "usage: $0 [miri|loom|tsan|all]" >&2; exit 2 ;;
+    asan) asan ;;
+    all) loom; miri; tsan; asan ;;
+    *) echo "usage: $0 [miri|loom|tsan|asan|all]" >&2; exit 2 ;;
 esac
