@@ -20,10 +20,131 @@
 
 pub use blitz_runtime::*;
 
+pub use blitz_macros::{fork_join, par_for, parallel};
+
 /// What macro-generated code refers to. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
     pub use blitz_runtime::{
         IntoParallelSource, ParallelSource, Worker, for_each_piece, reduce_pieces, with_worker,
     };
+
+    /// The identities and combining functions behind `par_for!`'s `reduce(op: var)`.
+    pub mod reduce {
+        use std::marker::PhantomData;
+
+        /// `reduce(+: ..)`.
+        pub struct Add;
+        /// `reduce(*: ..)`.
+        pub struct Mul;
+        /// `reduce(min: ..)`.
+        pub struct Min;
+        /// `reduce(max: ..)`.
+        pub struct Max;
+        /// `reduce(&: ..)`.
+        pub struct BitAnd;
+        /// `reduce(|: ..)`.
+        pub struct BitOr;
+        /// `reduce(^: ..)`.
+        pub struct BitXor;
+
+        /// A type with an identity and an associative combining function for the operator
+        /// `Op`.
+        #[diagnostic::on_unimplemented(
+            message = "`par_for!` cannot reduce a `{Self}` with this operator",
+            label = "no identity and combining function for `{Self}` with `{Op}`",
+            note = "reductions exist for the primitive integers (all operators), floats \
+                    (`+ * min max`) and `bool` (`& | ^`)"
+        )]
+        pub trait Reduce<Op>: Sized {
+            /// The value that `combine` leaves the other operand unchanged with.
+            fn identity() -> Self;
+            /// The associative operation.
+            fn combine(a: Self, b: Self) -> Self;
+        }
+
+        /// Names the type of a reduce target without moving it or requiring `Copy`.
+        pub struct TypeOf<T>(PhantomData<fn() -> T>);
+
+        impl<T> Clone for TypeOf<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<T> Copy for TypeOf<T> {}
+
+        /// The type of `_value`, as a zero-sized token.
+        pub fn type_of<T>(_value: &T) -> TypeOf<T> {
+            TypeOf(PhantomData)
+        }
+
+        /// The identity of `Op` for `T`.
+        #[inline(always)]
+        pub fn identity<T: Reduce<Op>, Op>(_: TypeOf<T>, _: Op) -> T {
+            T::identity()
+        }
+
+        /// `a op b` for `T`.
+        #[inline(always)]
+        pub fn combine<T: Reduce<Op>, Op>(_: TypeOf<T>, _: Op, a: T, b: T) -> T {
+            T::combine(a, b)
+        }
+
+        macro_rules! reduce_impl {
+            ($op:ident, $id:expr, |$a:ident, $b:ident| $combine:expr; $($t:ty),*) => {$(
+                impl Reduce<$op> for $t {
+                    #[inline(always)]
+                    fn identity() -> Self {
+                        $id
+                    }
+                    #[inline(always)]
+                    fn combine($a: Self, $b: Self) -> Self {
+                        $combine
+                    }
+                }
+            )*};
+        }
+
+        macro_rules! int_reduce {
+            ($t:ty) => {
+                reduce_impl!(Add, 0, |a, b| a + b; $t);
+                reduce_impl!(Mul, 1, |a, b| a * b; $t);
+                reduce_impl!(Min, <$t>::MAX, |a, b| Ord::min(a, b); $t);
+                reduce_impl!(Max, <$t>::MIN, |a, b| Ord::max(a, b); $t);
+                reduce_impl!(BitAnd, !0, |a, b| a & b; $t);
+                reduce_impl!(BitOr, 0, |a, b| a | b; $t);
+                reduce_impl!(BitXor, 0, |a, b| a ^ b; $t);
+            };
+        }
+
+        int_reduce!(u8);
+        int_reduce!(u16);
+        int_reduce!(u32);
+        int_reduce!(u64);
+        int_reduce!(u128);
+        int_reduce!(usize);
+        int_reduce!(i8);
+        int_reduce!(i16);
+        int_reduce!(i32);
+        int_reduce!(i64);
+        int_reduce!(i128);
+        int_reduce!(isize);
+
+        macro_rules! float_reduce {
+            ($t:ty) => {
+                reduce_impl!(Add, 0.0, |a, b| a + b; $t);
+                reduce_impl!(Mul, 1.0, |a, b| a * b; $t);
+                reduce_impl!(Min, <$t>::INFINITY, |a, b| a.min(b); $t);
+                reduce_impl!(Max, <$t>::NEG_INFINITY, |a, b| a.max(b); $t);
+            };
+        }
+
+        float_reduce!(f32);
+        float_reduce!(f64);
+
+        reduce_impl!(BitAnd, true, |a, b| a & b; bool);
+        reduce_impl!(BitOr, false, |a, b| a | b; bool);
+        reduce_impl!(BitXor, false, |a, b| a ^ b; bool);
+    }
 }

@@ -1,0 +1,41 @@
+//! The proc macros of Blitz: `#[parallel]`, `fork_join!` and `par_for!`.
+//!
+//! Use them through the `blitz` crate, which re-exports them; the generated code refers to
+//! `::blitz::__private` (or the `crate = path` given to the macro).
+//!
+//! Each macro lives in its own module as parse -> analyse -> expand over
+//! `proc_macro2::TokenStream`, so it can be tested without the compiler; this file only
+//! converts token streams and errors.
+#![deny(missing_docs)]
+
+use proc_macro::TokenStream;
+
+mod common;
+mod fork_join;
+mod par_for;
+mod parallel;
+
+/// Runs the sibling recursive calls of a fn in parallel. See the `blitz` crate docs.
+#[proc_macro_attribute]
+pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
+    parallel::parallel(args.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Runs 2 or more expressions in parallel and binds or returns their results. See the `blitz`
+/// crate docs.
+#[proc_macro]
+pub fn fork_join(input: TokenStream) -> TokenStream {
+    fork_join::fork_join(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// A parallel `for` loop, with optional reductions. See the `blitz` crate docs.
+#[proc_macro]
+pub fn par_for(input: TokenStream) -> TokenStream {
+    par_for::par_for(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
