@@ -31,8 +31,6 @@ pub mod __private {
 
     /// The identities and combining functions behind `par_for!`'s `reduce(op: var)`.
     pub mod reduce {
-        use std::marker::PhantomData;
-
         /// `reduce(+: ..)`.
         pub struct Add;
         /// `reduce(*: ..)`.
@@ -52,7 +50,7 @@ pub mod __private {
         /// `Op`.
         #[diagnostic::on_unimplemented(
             message = "`par_for!` cannot reduce a `{Self}` with this operator",
-            label = "no identity and combining function for `{Self}` with `{Op}`",
+            label = "`{Self}` has no identity and combining function for this operator",
             note = "reductions exist for the primitive integers (all operators), floats \
                     (`+ * min max`) and `bool` (`& | ^`)"
         )]
@@ -63,32 +61,12 @@ pub mod __private {
             fn combine(a: Self, b: Self) -> Self;
         }
 
-        /// Names the type of a reduce target without moving it or requiring `Copy`.
-        pub struct TypeOf<T>(PhantomData<fn() -> T>);
-
-        impl<T> Clone for TypeOf<T> {
-            fn clone(&self) -> Self {
-                *self
-            }
-        }
-
-        impl<T> Copy for TypeOf<T> {}
-
-        /// The type of `_value`, as a zero-sized token.
-        pub fn type_of<T>(_value: &T) -> TypeOf<T> {
-            TypeOf(PhantomData)
-        }
-
-        /// The identity of `Op` for `T`.
+        /// The identity and combining function of `Op` for the type of `_target`. One call
+        /// per reduce clause, so a type without a reduction gets one error.
         #[inline(always)]
-        pub fn identity<T: Reduce<Op>, Op>(_: TypeOf<T>, _: Op) -> T {
-            T::identity()
-        }
-
-        /// `a op b` for `T`.
-        #[inline(always)]
-        pub fn combine<T: Reduce<Op>, Op>(_: TypeOf<T>, _: Op, a: T, b: T) -> T {
-            T::combine(a, b)
+        #[allow(clippy::type_complexity)]
+        pub fn ops<T: Reduce<Op>, Op>(_target: &T, _op: Op) -> (fn() -> T, fn(T, T) -> T) {
+            (T::identity, T::combine)
         }
 
         macro_rules! reduce_impl {

@@ -49,26 +49,41 @@ pub(crate) struct Branch {
 ///
 /// Each closure takes the worker as a parameter with the same (hygienic) name as the outer
 /// one, so a self-call rewritten inside a branch picks up the worker that runs that branch.
-/// Closures carry the user's spans, so a borrow conflict between branches is reported on the
-/// user's code.
-pub(crate) fn join_nest(worker: &Ident, branches: &[Branch]) -> (TokenStream, TokenStream) {
-    fn go(worker: &Ident, branches: &[Branch], first: usize) -> (TokenStream, TokenStream) {
-        let Branch { span, body } = &branches[0];
-        let a = quote_spanned!(*span=> |#worker| #body);
+/// Closures carry the user's spans, and the `join` calls carry `span` (the forking expression),
+/// so a borrow conflict between branches is reported on the user's code.
+pub(crate) fn join_nest(
+    worker: &Ident,
+    branches: &[Branch],
+    span: Span,
+) -> (TokenStream, TokenStream) {
+    fn go(
+        worker: &Ident,
+        branches: &[Branch],
+        first: usize,
+        span: Span,
+    ) -> (TokenStream, TokenStream) {
+        let Branch { span: a_span, body } = &branches[0];
+        let a = quote_spanned!(*a_span=> |#worker| #body);
         let ra = result_ident(first);
         if branches.len() == 2 {
-            let Branch { span, body } = &branches[1];
-            let b = quote_spanned!(*span=> |#worker| #body);
+            let Branch { span: b_span, body } = &branches[1];
+            let b = quote_spanned!(*b_span=> |#worker| #body);
             let rb = result_ident(first + 1);
-            (quote!(#worker.join(#a, #b)), quote!((#ra, #rb)))
+            (
+                quote_spanned!(span=> #worker.join(#a, #b)),
+                quote!((#ra, #rb)),
+            )
         } else {
-            let (rest, rest_pat) = go(worker, &branches[1..], first + 1);
-            let b = quote!(|#worker| #rest);
-            (quote!(#worker.join(#a, #b)), quote!((#ra, #rest_pat)))
+            let (rest, rest_pat) = go(worker, &branches[1..], first + 1, span);
+            let b = quote_spanned!(span=> |#worker| #rest);
+            (
+                quote_spanned!(span=> #worker.join(#a, #b)),
+                quote!((#ra, #rest_pat)),
+            )
         }
     }
     assert!(branches.len() >= 2, "join_nest needs two branches");
-    go(worker, branches, 0)
+    go(worker, branches, 0, span)
 }
 
 /// What escaping control flow is checked for, and how to phrase the error.

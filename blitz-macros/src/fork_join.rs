@@ -240,7 +240,7 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
         });
         results.push(common::apply_tries(&common::result_ident(i), &tries));
     }
-    let (join, pat) = common::join_nest(&worker, &branches);
+    let (join, pat) = common::join_nest(&worker, &branches, Span::call_site());
     let join = match fj.worker {
         Some(_) => join,
         None => quote!(#krate::__private::with_worker(|#worker| { #join })),

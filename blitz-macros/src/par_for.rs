@@ -5,7 +5,7 @@
 //! `reduce_pieces` with a leaf that runs a plain sequential `for` loop over its piece.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::visit::Visit;
 use syn::{Expr, Ident, Pat, Path, Token};
@@ -187,10 +187,14 @@ fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
                 p.path.get_ident().cloned().expect("checked")
             }
             other => {
+                let shown = other.to_token_stream().to_string().replace(" . ", ".");
                 return Err(syn::Error::new_spanned(
                     other,
-                    "a `reduce` target must be a mutable local variable: declare \
-                     `let mut acc = ..;` before the loop, reduce into it, then store it here",
+                    format!(
+                        "a `reduce` target must be a mutable local variable, not `{shown}`: \
+                         reduce into a local (`let mut acc = ..;` before the loop, \
+                         `reduce(op: acc)`), then assign it to `{shown}` after the loop"
+                    ),
                 ));
             }
         };
@@ -364,6 +368,24 @@ fn rewrite_source(pf: &ParFor) -> syn::Result<TokenStream> {
     Ok(pf.source.to_token_stream())
 }
 
+/// The same tokens with every span set to `span`, so errors in generated paths point at the
+/// user's token.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                ng.set_span(span);
+                tt = ng.into();
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
 fn krate(pf: &ParFor) -> Path {
     pf.krate.clone().unwrap_or_else(common::default_crate)
 }
@@ -388,8 +410,13 @@ fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> TokenStream {
             #pr::for_each_piece(#source, #grain, |#piece| { #the_loop });
         });
     }
-    let ty = |i: usize| format_ident!("__blitz_t{}", i, span = Span::mixed_site());
-    let acc = |i: usize| format_ident!("__blitz_a{}", i, span = Span::mixed_site());
+    // Generated names located at the user's tokens (so errors point there) but hygienic.
+    let name = |prefix: &str, i: usize, at: Span| {
+        Ident::new(
+            &format!("__blitz_{prefix}{i}"),
+            at.resolved_at(Span::mixed_site()),
+        )
+    };
     let (x, y) = (
         Ident::new("__blitz_x", Span::mixed_site()),
         Ident::new("__blitz_y", Span::mixed_site()),
@@ -398,19 +425,24 @@ fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> TokenStream {
     let mut inits = Vec::new();
     let mut combines = Vec::new();
     let mut stores = Vec::new();
-    let accs: Vec<Ident> = (0..targets.len()).map(acc).collect();
+    let mut accs = Vec::new();
     for (i, (r, var)) in pf.reduces.iter().zip(targets).enumerate() {
-        let (t, a) = (ty(i), acc(i));
-        let op = r.op.marker();
-        let op = quote_spanned!(r.op_span=> #pr::reduce::#op);
+        let at = var.span();
+        let (id, op, acc) = (name("id", i, at), name("op", i, at), name("a", i, at));
+        let marker = r.op.marker();
+        let pr_at = respan(pr.clone(), r.op_span);
+        let marker = quote_spanned!(r.op_span=> #pr_at::reduce::#marker);
         let index = syn::Index::from(i);
-        types.push(quote_spanned!(var.span()=> let #t = #pr::reduce::type_of(&#var);));
+        types.push(
+            quote_spanned!(r.op_span=> let (#id, #op) = #pr_at::reduce::ops(&#var, #marker);),
+        );
         inits.push(quote! {
             #[allow(unused_mut)]
-            let mut #var = #pr::reduce::identity(#t, #op);
+            let mut #var = #id();
         });
-        combines.push(quote!(#pr::reduce::combine(#t, #op, #x.#index, #y.#index)));
-        stores.push(quote_spanned!(var.span()=> #var = #pr::reduce::combine(#t, #op, #var, #a);));
+        combines.push(quote!(#op(#x.#index, #y.#index)));
+        stores.push(quote_spanned!(at=> #var = #op(#var, #acc);));
+        accs.push(acc);
     }
     quote!({
         #(#types)*
@@ -482,26 +514,26 @@ mod tests {
         .to_string();
         let p = quote!(::blitz::__private);
         let want = quote!({
-            let __blitz_t0 = #p::reduce::type_of(&sum);
-            let __blitz_t1 = #p::reduce::type_of(&hi);
+            let (__blitz_id0, __blitz_op0) = #p::reduce::ops(&sum, #p::reduce::Add);
+            let (__blitz_id1, __blitz_op1) = #p::reduce::ops(&hi, #p::reduce::Max);
             let (__blitz_a0, __blitz_a1,) = #p::reduce_pieces(
                 0..n,
                 0usize,
                 |__blitz_piece| {
                     #[allow(unused_mut)]
-                    let mut sum = #p::reduce::identity(__blitz_t0, #p::reduce::Add);
+                    let mut sum = __blitz_id0();
                     #[allow(unused_mut)]
-                    let mut hi = #p::reduce::identity(__blitz_t1, #p::reduce::Max);
+                    let mut hi = __blitz_id1();
                     for i in __blitz_piece { sum += i; hi = hi.max(i); }
                     (sum, hi,)
                 },
                 |__blitz_x, __blitz_y| (
-                    #p::reduce::combine(__blitz_t0, #p::reduce::Add, __blitz_x.0, __blitz_y.0),
-                    #p::reduce::combine(__blitz_t1, #p::reduce::Max, __blitz_x.1, __blitz_y.1),
+                    __blitz_op0(__blitz_x.0, __blitz_y.0),
+                    __blitz_op1(__blitz_x.1, __blitz_y.1),
                 ),
             );
-            sum = #p::reduce::combine(__blitz_t0, #p::reduce::Add, sum, __blitz_a0);
-            hi = #p::reduce::combine(__blitz_t1, #p::reduce::Max, hi, __blitz_a1);
+            sum = __blitz_op0(sum, __blitz_a0);
+            hi = __blitz_op1(hi, __blitz_a1);
         });
         assert_eq!(
             crate::common::normalize(got),

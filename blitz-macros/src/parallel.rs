@@ -89,19 +89,21 @@ pub(crate) fn parallel(args: TokenStream, item: TokenStream) -> syn::Result<Toke
 fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
     let item: Item = syn::parse2(item)?;
     let what = |tokens: &dyn ToTokens, kind: &str| {
+        let advice = if kind.starts_with("an impl") {
+            "put it on the recursive method inside"
+        } else {
+            "put it on a recursive fn, or use `fork_join!` or `par_for!` inside a fn"
+        };
         Err(syn::Error::new_spanned(
             tokens.to_token_stream(),
-            format!(
-                "`#[parallel]` goes on a recursive fn, not on {kind}; \
-                 use `par_for!` or `fork_join!` inside a fn instead"
-            ),
+            format!("`#[parallel]` cannot be used on {kind}: {advice}"),
         ))
     };
     match item {
         Item::Fn(f) => Ok(f),
         Item::Struct(s) => what(&s.struct_token, "a struct"),
         Item::Enum(e) => what(&e.enum_token, "an enum"),
-        Item::Impl(i) => what(&i.impl_token, "an impl block (put it on the method)"),
+        Item::Impl(i) => what(&i.impl_token, "an impl block"),
         Item::Trait(t) => what(&t.trait_token, "a trait"),
         Item::Mod(m) => what(&m.mod_token, "a module"),
         Item::Const(c) => what(&c.const_token, "a const"),
@@ -207,10 +209,10 @@ fn expand(args: Args, func: ItemFn, mode: Mode) -> syn::Result<TokenStream> {
         return Err(syn::Error::new_spanned(
             &func.sig.ident,
             format!(
-                "`#[parallel]` found no fork point in `{}`: it forks sibling recursive calls \
-                 such as {call}, or consecutive statements that each make a recursive call \
-                 (calls inside closures and loops do not count); make two recursive calls \
-                 siblings, or remove the attribute",
+                "`#[parallel]` found no fork point in `{}`: it needs two recursive calls \
+                 that are siblings, such as {call}, or consecutive statements that each \
+                 recurse (calls inside closures and loops do not count); restructure the \
+                 recursion, or remove the attribute",
                 names.name
             ),
         ));
@@ -240,8 +242,9 @@ fn expand_method(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> 
         Some(cutoff) => {
             let serial = &func.block;
             let cut = Ident::new("__blitz_cut", Span::mixed_site());
+            let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
             quote!({
-                let #cut: bool = #cutoff;
+                #cut_let
                 if #cut #serial else { #par }
             })
         }
@@ -327,9 +330,10 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
             let mut serial_sig = inner_sig.clone();
             serial_sig.ident = serial.clone();
             let cut = Ident::new("__blitz_cut", Span::mixed_site());
+            let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
             (
                 quote!({
-                    let #cut: bool = #cutoff;
+                    #cut_let
                     if #cut #serial_body else #par_body
                 }),
                 quote! {
@@ -543,7 +547,7 @@ impl Rewriter<'_> {
 
     /// Forks the self-call operands among `ops` if there are at least two, returning the
     /// `let (r0, ..) = join(..)` statement; the operands are replaced by the results.
-    fn fork_operands(&mut self, ops: Vec<&mut Expr>) -> Option<TokenStream> {
+    fn fork_operands(&mut self, ops: Vec<&mut Expr>, span: Span) -> Option<TokenStream> {
         let candidates = ops
             .iter()
             .filter(|e| self.self_call(common::peel_try(e).0))
@@ -582,7 +586,7 @@ impl Rewriter<'_> {
             });
         }
         self.forks += 1;
-        let (join, pat) = common::join_nest(&self.names.worker, &branches);
+        let (join, pat) = common::join_nest(&self.names.worker, &branches, span);
         Some(quote!(let #pat = #join;))
     }
 
@@ -640,6 +644,7 @@ impl Rewriter<'_> {
             out.append(group);
             return;
         }
+        let group_span = group[0].span();
         let mut branches = Vec::new();
         let mut pats = Vec::new();
         let mut types = Vec::new();
@@ -670,7 +675,7 @@ impl Rewriter<'_> {
             types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
         }
         self.forks += 1;
-        let (join, jpat) = common::join_nest(&self.names.worker, &branches);
+        let (join, jpat) = common::join_nest(&self.names.worker, &branches, group_span);
         let ty = if types.iter().all(|t| t.to_string() == "_") {
             quote!()
         } else {
@@ -751,27 +756,29 @@ impl VisitMut for Rewriter<'_> {
         if self.error.is_some() {
             return;
         }
+        let span = e.span();
         let fork = match e {
             Expr::Binary(b) if is_fork_binop(&b.op) => {
                 let mut ops = Vec::new();
                 binary_leaves(&mut b.left, &mut ops);
                 binary_leaves(&mut b.right, &mut ops);
-                self.fork_operands(ops)
+                self.fork_operands(ops, span)
             }
-            Expr::Tuple(t) => self.fork_operands(t.elems.iter_mut().collect()),
-            Expr::Array(a) => self.fork_operands(a.elems.iter_mut().collect()),
+            Expr::Tuple(t) => self.fork_operands(t.elems.iter_mut().collect(), span),
+            Expr::Array(a) => self.fork_operands(a.elems.iter_mut().collect(), span),
             Expr::Call(c) => {
-                let fork = self.fork_operands(c.args.iter_mut().collect());
+                let fork = self.fork_operands(c.args.iter_mut().collect(), span);
                 self.visit_expr_mut(&mut c.func);
                 fork
             }
             Expr::MethodCall(m) => {
                 let mut ops: Vec<&mut Expr> = vec![&mut *m.receiver];
                 ops.extend(m.args.iter_mut());
-                self.fork_operands(ops)
+                self.fork_operands(ops, span)
             }
             Expr::Struct(s) => {
-                let fork = self.fork_operands(s.fields.iter_mut().map(|f| &mut f.expr).collect());
+                let fields = s.fields.iter_mut().map(|f| &mut f.expr).collect();
+                let fork = self.fork_operands(fields, span);
                 if let Some(rest) = &mut s.rest {
                     self.visit_expr_mut(rest);
                 }
@@ -790,7 +797,6 @@ impl VisitMut for Rewriter<'_> {
             self.redirect(e);
         }
         if let Some(join) = fork {
-            let span = e.span();
             let inner = std::mem::replace(e, syn::parse_quote!(()));
             *e = syn::parse2(quote_spanned!(span=> { #join #inner })).expect("block");
         }

@@ -63,7 +63,7 @@ fn errors() {
                 struct S;
             )
         )
-        .contains("not on a struct")
+        .contains("cannot be used on a struct")
     );
     assert!(
         error(
