@@ -145,3 +145,113 @@ fn calls_in_closures_and_loops_are_left_alone() {
     assert!(got.contains("let g = | k | f (k) + f (k) ;"), "{got}");
     assert!(got.contains("for i in 0 .. n { f (i) ; }"), "{got}");
 }
+
+#[test]
+fn quicksort_forks_consecutive_statements() {
+    let got = expand_str(
+        quote!(),
+        quote! {
+            fn quicksort<T: Ord + Send>(v: &mut [T]) {
+                if v.len() <= 1 {
+                    return;
+                }
+                let mid = partition(v);
+                let (lo, hi) = v.split_at_mut(mid);
+                quicksort(lo);
+                quicksort(&mut hi[1..]);
+            }
+        },
+    );
+    let want = quote! {
+        fn quicksort<T: Ord + Send>(v: &mut [T]) {
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_quicksort<T: Ord + Send>(__blitz_w: &::blitz::__private::Worker, v: &mut [T]) {
+                if v.len() <= 1 {
+                    return;
+                }
+                let mid = partition(v);
+                let (lo, hi) = v.split_at_mut(mid);
+                let (__blitz_r0, __blitz_r1) = __blitz_w.join(
+                    |__blitz_w| __blitz_quicksort(__blitz_w, lo),
+                    |__blitz_w| __blitz_quicksort(__blitz_w, &mut hi[1..])
+                );
+                let (_, _,) = (__blitz_r0, __blitz_r1,);
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| __blitz_quicksort::<T>(__blitz_w, v))
+        }
+    };
+    assert_eq!(
+        crate::common::normalize(got),
+        crate::common::normalize(want)
+    );
+}
+
+#[test]
+fn tree_sum_method_with_three_children_and_cutoff() {
+    let got = expand_str(
+        quote!(cutoff = depth < 8, crate = ::my_blitz),
+        quote! {
+            pub fn sum(&self, depth: u32) -> u64 {
+                self.value + self.left.sum(depth + 1) + self.sum(depth + 1) + Self::other(self) + self.sum(depth + 2)
+            }
+        },
+    );
+    let want = quote! {
+        pub fn sum(&self, depth: u32) -> u64 {
+            {
+                let __blitz_cut: bool = depth < 8;
+                if __blitz_cut {
+                    self.value + self.left.sum(depth + 1) + self.sum(depth + 1) + Self::other(self) + self.sum(depth + 2)
+                } else {
+                    ::my_blitz::__private::with_worker(|__blitz_w| -> u64 {
+                        {
+                            let (__blitz_r0, __blitz_r1) = __blitz_w.join(
+                                |__blitz_w| self.sum(depth + 1),
+                                |__blitz_w| self.sum(depth + 2)
+                            );
+                            self.value + self.left.sum(depth + 1) + __blitz_r0 + Self::other(self) + __blitz_r1
+                        }
+                    })
+                }
+            }
+        }
+    };
+    assert_eq!(
+        crate::common::normalize(got),
+        crate::common::normalize(want)
+    );
+}
+
+#[test]
+fn three_way_fork_nests_joins_and_applies_try_in_order() {
+    let got = expand_str(
+        quote!(),
+        quote! {
+            fn count(t: &Tree) -> Result<u64, E> {
+                Ok(count(&t.a)? + count(&t.b)? + count(&t.c)?)
+            }
+        },
+    );
+    let want = quote! {
+        fn count(t: &Tree) -> Result<u64, E> {
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_count(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
+                Ok({
+                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = __blitz_w.join(
+                        |__blitz_w| __blitz_count(__blitz_w, &t.a),
+                        |__blitz_w| __blitz_w.join(
+                            |__blitz_w| __blitz_count(__blitz_w, &t.b),
+                            |__blitz_w| __blitz_count(__blitz_w, &t.c)
+                        )
+                    );
+                    __blitz_r0? + __blitz_r1? + __blitz_r2?
+                })
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| __blitz_count(__blitz_w, t))
+        }
+    };
+    assert_eq!(
+        crate::common::normalize(got),
+        crate::common::normalize(want)
+    );
+}
