@@ -337,7 +337,7 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
                     if #cut #serial_body else #par_body
                 }),
                 quote! {
-                    #[allow(clippy::too_many_arguments)]
+                    #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
                     #serial_sig #serial_body
                 },
             )
