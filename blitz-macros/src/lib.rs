@@ -15,7 +15,12 @@ mod fork_join;
 mod par_for;
 mod parallel;
 
-/// Runs the sibling recursive calls of a fn in parallel. See the `blitz` crate docs.
+/// Runs the sibling recursive calls of a fn in parallel: `a(x) + a(y)`, `(a(x), a(y))`,
+/// `g(a(x), a(y))`, struct fields, and consecutive independent statements that each recurse
+/// become one fork/join.
+///
+/// Arguments: `cutoff = <bool expr over the parameters>` (run a fork-free clone of the body
+/// when true) and `crate = path`. See the `blitz` crate docs for the full contract.
 #[proc_macro_attribute]
 pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
     parallel::parallel(args.into(), item.into())
@@ -23,8 +28,9 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Runs 2 or more expressions in parallel and binds or returns their results. See the `blitz`
-/// crate docs.
+/// Runs two or more expressions in parallel: `fork_join!(a = f(), (x, y) = g(), c: u8 = h())`
+/// binds names in the caller's block; `let (p, q) = fork_join!(f(), g())` returns a tuple. A
+/// trailing `?` on an arm is applied after every arm finished. See the `blitz` crate docs.
 #[proc_macro]
 pub fn fork_join(input: TokenStream) -> TokenStream {
     fork_join::fork_join(input.into())
@@ -32,7 +38,8 @@ pub fn fork_join(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// A parallel `for` loop, with optional reductions. See the `blitz` crate docs.
+/// A parallel `for` loop: `par_for!(pat in source [, grain = g] [, reduce(op: var)]* => body)`,
+/// with `op` in `+ * min max & | ^`; `continue` skips an iteration. See the `blitz` crate docs.
 #[proc_macro]
 pub fn par_for(input: TokenStream) -> TokenStream {
     par_for::par_for(input.into())
