@@ -153,7 +153,15 @@ fn analyse_signature(func: &ItemFn) -> syn::Result<Mode> {
         ));
     }
     let has_receiver = sig.receiver().is_some();
-    let mentions_self = mentions_self_type(func.to_token_stream());
+    // `Self` in a nested item (an `impl` inside the body) says nothing about this fn.
+    let body_tokens = func
+        .block
+        .stmts
+        .iter()
+        .filter(|s| !matches!(s, Stmt::Item(_)))
+        .map(ToTokens::to_token_stream);
+    let mentions_self = mentions_self_type(sig.to_token_stream())
+        || body_tokens.into_iter().any(mentions_self_type);
     Ok(if has_receiver || mentions_self {
         Mode::Method
     } else {
@@ -196,6 +204,7 @@ fn expand(args: Args, func: ItemFn, mode: Mode) -> syn::Result<TokenStream> {
         forward_crate: args.krate.clone(),
         forks: 0,
         error: None,
+        in_loop: 0,
     };
     rw.visit_block_mut(&mut body);
     if let Some(e) = rw.error {
@@ -520,6 +529,9 @@ struct Rewriter<'a> {
     forward_crate: Option<Path>,
     forks: usize,
     error: Option<syn::Error>,
+    /// Inside a loop: no forks and no redirected calls, but `fork_join!` still gets the
+    /// worker (the loop runs on this thread).
+    in_loop: usize,
 }
 
 impl Rewriter<'_> {
@@ -756,6 +768,20 @@ impl VisitMut for Rewriter<'_> {
         if self.error.is_some() {
             return;
         }
+        match e {
+            Expr::Closure(_) | Expr::Async(_) => return,
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                self.in_loop += 1;
+                syn::visit_mut::visit_expr_mut(self, e);
+                self.in_loop -= 1;
+                return;
+            }
+            _ if self.in_loop > 0 => {
+                syn::visit_mut::visit_expr_mut(self, e);
+                return;
+            }
+            _ => {}
+        }
         let span = e.span();
         let fork = match e {
             Expr::Binary(b) if is_fork_binop(&b.op) => {
@@ -784,9 +810,6 @@ impl VisitMut for Rewriter<'_> {
                 }
                 fork
             }
-            // Left alone: their own control flow and, for closures, their own lifetime.
-            Expr::Closure(_) | Expr::Async(_) | Expr::ForLoop(_) | Expr::While(_) => return,
-            Expr::Loop(_) => return,
             _ => {
                 syn::visit_mut::visit_expr_mut(self, e);
                 None
@@ -803,7 +826,9 @@ impl VisitMut for Rewriter<'_> {
     }
 
     fn visit_block_mut(&mut self, block: &mut Block) {
-        self.fork_statements(block);
+        if self.in_loop == 0 {
+            self.fork_statements(block);
+        }
         // Statements that were grouped are already rewritten; the others still need it, and
         // visiting the generated ones again is harmless (they contain no self-call names).
         for stmt in &mut block.stmts {

@@ -392,3 +392,78 @@ fn par_for_slices_and_continue() {
         assert!(v.iter().all(|&x| x == 1));
     });
 }
+
+#[blitz::parallel]
+fn explode(n: u64, bad: u64) -> u64 {
+    if n == bad {
+        panic!("branch {n} failed");
+    }
+    if n < 2 {
+        return n;
+    }
+    explode(n - 1, bad) + explode(n - 2, bad)
+}
+
+#[test]
+fn panics_propagate_and_the_pool_stays_usable() {
+    let pool = pool();
+    for bad in [0u64, 1, 5, 9] {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| explode(12, bad))
+        }));
+        let msg = r.expect_err("a branch panicked");
+        let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert_eq!(msg, format!("branch {bad} failed"));
+    }
+    assert_eq!(pool.install(|| fib(15)), 610);
+}
+
+#[test]
+fn first_panic_in_source_order_wins() {
+    let pool = pool();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            let (a, b, c): (u8, u8, u8) = blitz::fork_join!(
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    panic!("first")
+                },
+                panic!("second"),
+                panic!("third")
+            );
+            (a, b, c)
+        })
+    }));
+    let msg = r.expect_err("all arms panicked");
+    assert_eq!(msg.downcast_ref::<&str>(), Some(&"first"));
+}
+
+#[blitz::parallel]
+fn loop_with_fork_join(n: u64) -> u64 {
+    let mut total = 0;
+    for i in 0..n {
+        let (a, b) = blitz::fork_join!(fib_serial(i), fib_serial(i + 1));
+        total += a + b;
+    }
+    if n < 2 {
+        return total;
+    }
+    total + loop_with_fork_join(n / 2) + loop_with_fork_join(n / 3)
+}
+
+fn loop_with_fork_join_serial(n: u64) -> u64 {
+    let total: u64 = (0..n).map(|i| fib_serial(i) + fib_serial(i + 1)).sum();
+    if n < 2 {
+        return total;
+    }
+    total + loop_with_fork_join_serial(n / 2) + loop_with_fork_join_serial(n / 3)
+}
+
+#[test]
+fn fork_join_inside_a_loop_of_a_parallel_fn() {
+    let pool = pool();
+    assert_eq!(
+        pool.install(|| loop_with_fork_join(20)),
+        loop_with_fork_join_serial(20)
+    );
+}

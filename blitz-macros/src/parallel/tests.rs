@@ -255,3 +255,44 @@ fn three_way_fork_nests_joins_and_applies_try_in_order() {
         crate::common::normalize(want)
     );
 }
+
+#[test]
+fn fork_join_in_a_loop_gets_the_worker_but_loop_calls_stay_serial() {
+    let got = expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                let mut t = 0;
+                for i in 0..n {
+                    let (a, b) = fork_join!(f(i), g(i));
+                    t += a + b + f(i) + f(i);
+                }
+                t
+            }
+        ),
+    );
+    assert!(
+        got.contains("fork_join ! (@ __blitz_worker (__blitz_w) f (i) , g (i) ,)"),
+        "{got}"
+    );
+    assert!(got.contains("t += a + b + f (i) + f (i)"), "{got}");
+}
+
+#[test]
+fn nested_impl_mentioning_self_keeps_the_free_path() {
+    let got = expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                struct S;
+                impl S {
+                    fn new() -> Self {
+                        S
+                    }
+                }
+                if n < 2 { n } else { f(n - 1) + f(n - 2) }
+            }
+        ),
+    );
+    assert!(got.contains("fn __blitz_f"), "{got}");
+}
