@@ -87,6 +87,15 @@ pub(crate) fn parallel(args: TokenStream, item: TokenStream) -> syn::Result<Toke
 }
 
 fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
+    if let Ok(f) = syn::parse2::<syn::TraitItemFn>(item.clone()) {
+        if f.default.is_none() {
+            return Err(syn::Error::new_spanned(
+                &f.sig,
+                "`#[parallel]` needs a fn with a body: put it on the method in each `impl` \
+                 of the trait (or on a default body here)",
+            ));
+        }
+    }
     let item: Item = syn::parse2(item)?;
     let what = |tokens: &dyn ToTokens, kind: &str| {
         let advice = if kind.starts_with("an impl") {
@@ -560,9 +569,13 @@ impl Rewriter<'_> {
     /// Forks the self-call operands among `ops` if there are at least two, returning the
     /// `let (r0, ..) = join(..)` statement; the operands are replaced by the results.
     fn fork_operands(&mut self, ops: Vec<&mut Expr>, span: Span) -> Option<TokenStream> {
+        let (names, mode) = (self.names, self.mode);
         let candidates = ops
             .iter()
-            .filter(|e| self.self_call(common::peel_try(e).0))
+            .filter(|e| {
+                let mut e = (**e).clone();
+                call_slot(&mut e, names, mode).is_some()
+            })
             .count();
         if candidates < 2 {
             for e in ops {
@@ -573,11 +586,10 @@ impl Rewriter<'_> {
         let mut branches = Vec::new();
         for op in ops {
             let span = op.span();
-            let slot = innermost_call(op);
-            if !self.self_call(slot) {
+            let Some(slot) = call_slot(op, names, mode) else {
                 self.visit_expr_mut(op);
                 continue;
-            }
+            };
             if let Err(e) = common::check_escapes(
                 slot,
                 &EscapeCheck {
@@ -596,6 +608,9 @@ impl Rewriter<'_> {
                 span,
                 body: call.to_token_stream(),
             });
+            // What is applied to the result (`.field`, `.method(args)`, ...) runs after the
+            // join; its own operands may still need rewriting.
+            self.visit_expr_mut(op);
         }
         self.forks += 1;
         let (join, pat) = common::join_nest(&self.names.worker, &branches, span);
@@ -719,12 +734,23 @@ fn peel_try_owned(expr: &mut Expr) -> (Expr, Vec<Token![?]>) {
     }
 }
 
-/// The self-call under parens and `?`s, as a mutable slot.
-fn innermost_call(e: &mut Expr) -> &mut Expr {
+/// The self-call an operand is built on, looking through what is applied to its result
+/// (parens, `?`, `.field`, `.method(..)`, `[i]`, `as T`, unary operators, `&`): those are
+/// applied after the join. `None` if the operand is not built on a self-call.
+fn call_slot<'e>(e: &'e mut Expr, names: &Names, mode: &Mode) -> Option<&'e mut Expr> {
+    if is_self_call(e, names, mode) {
+        return Some(e);
+    }
     match e {
-        Expr::Paren(p) => innermost_call(&mut p.expr),
-        Expr::Try(t) => innermost_call(&mut t.expr),
-        other => other,
+        Expr::Paren(p) => call_slot(&mut p.expr, names, mode),
+        Expr::Try(t) => call_slot(&mut t.expr, names, mode),
+        Expr::Field(f) => call_slot(&mut f.base, names, mode),
+        Expr::MethodCall(m) => call_slot(&mut m.receiver, names, mode),
+        Expr::Index(i) => call_slot(&mut i.expr, names, mode),
+        Expr::Cast(c) => call_slot(&mut c.expr, names, mode),
+        Expr::Unary(u) => call_slot(&mut u.expr, names, mode),
+        Expr::Reference(r) => call_slot(&mut r.expr, names, mode),
+        _ => None,
     }
 }
 

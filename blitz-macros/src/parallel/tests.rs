@@ -296,3 +296,40 @@ fn nested_impl_mentioning_self_keeps_the_free_path() {
     );
     assert!(got.contains("fn __blitz_f"), "{got}");
 }
+
+#[test]
+fn what_is_applied_to_a_forked_result_runs_after_the_join() {
+    let got = expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> P {
+                P {
+                    l: f(n - 1).l,
+                    r: f(n - 2).r.max(g(n)),
+                }
+            }
+        ),
+    );
+    let want = quote!(
+        fn f(n: u64) -> P {
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
+                {
+                    let (__blitz_r0, __blitz_r1) = __blitz_w.join(
+                        |__blitz_w| __blitz_f(__blitz_w, n - 1),
+                        |__blitz_w| __blitz_f(__blitz_w, n - 2),
+                    );
+                    P {
+                        l: __blitz_r0.l,
+                        r: __blitz_r1.r.max(g(n)),
+                    }
+                }
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| __blitz_f(__blitz_w, n))
+        }
+    );
+    assert_eq!(
+        crate::common::normalize(got),
+        crate::common::normalize(want)
+    );
+}
