@@ -467,3 +467,25 @@ fn fork_join_inside_a_loop_of_a_parallel_fn() {
         loop_with_fork_join_serial(20)
     );
 }
+
+struct Sorted(Vec<u32>);
+
+impl Sorted {
+    /// A method returning a borrow of `self` through an elided lifetime.
+    #[blitz::parallel]
+    fn largest(&self, lo: usize, hi: usize) -> &u32 {
+        if hi - lo == 1 {
+            return &self.0[lo];
+        }
+        let mid = (lo + hi) / 2;
+        let (a, b) = (self.largest(lo, mid), self.largest(mid, hi));
+        if a >= b { a } else { b }
+    }
+}
+
+#[test]
+fn method_returning_a_borrow() {
+    let pool = pool();
+    let s = Sorted((0..500).map(|i| (i * 31) % 499).collect());
+    assert_eq!(pool.install(|| *s.largest(0, 500)), 498);
+}
