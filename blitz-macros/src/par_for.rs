@@ -7,6 +7,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, Ident, Pat, Path, Token};
 
@@ -405,6 +406,11 @@ fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> TokenStream {
         other => quote!({ #other; }),
     };
     let the_loop = quote!(for #pat in #piece #body);
+    let source = {
+        let at = pf.source.span();
+        let pr_at = respan(pr.clone(), at);
+        quote_spanned!(at=> #pr_at::source(#source))
+    };
     if targets.is_empty() {
         return quote!({
             #pr::for_each_piece(#source, #grain, |#piece| { #the_loop });
@@ -474,11 +480,15 @@ mod tests {
             .unwrap()
             .to_string();
         let want = quote!({
-            ::blitz::__private::for_each_piece(0..n, 0usize, |__blitz_piece| {
-                for i in __blitz_piece {
-                    out[i] = i;
-                }
-            });
+            ::blitz::__private::for_each_piece(
+                ::blitz::__private::source(0..n),
+                0usize,
+                |__blitz_piece| {
+                    for i in __blitz_piece {
+                        out[i] = i;
+                    }
+                },
+            );
         });
         assert_eq!(
             crate::common::normalize(got),
@@ -492,11 +502,15 @@ mod tests {
             .unwrap()
             .to_string();
         let want = quote!({
-            ::blitz::__private::for_each_piece(&mut v, 64, |__blitz_piece| {
-                for x in __blitz_piece {
-                    *x *= 2;
-                }
-            });
+            ::blitz::__private::for_each_piece(
+                ::blitz::__private::source(&mut v),
+                64,
+                |__blitz_piece| {
+                    for x in __blitz_piece {
+                        *x *= 2;
+                    }
+                },
+            );
         });
         assert_eq!(
             crate::common::normalize(got),
@@ -517,7 +531,7 @@ mod tests {
             let (__blitz_id0, __blitz_op0) = #p::reduce::ops(&sum, #p::reduce::Add);
             let (__blitz_id1, __blitz_op1) = #p::reduce::ops(&hi, #p::reduce::Max);
             let (__blitz_a0, __blitz_a1,) = #p::reduce_pieces(
-                0..n,
+                #p::source(0..n),
                 0usize,
                 |__blitz_piece| {
                     #[allow(unused_mut)]
@@ -572,7 +586,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(
-            got.contains(":: b2 :: __private :: for_each_piece (0 ..= n"),
+            got.contains(":: b2 :: __private :: source (0 ..= n)"),
             "{got}"
         );
     }
