@@ -626,21 +626,27 @@ impl Rewriter<'_> {
         let mut bound: HashSet<String> = HashSet::new();
         for stmt in stmts {
             if self.groupable(&stmt) {
-                if !group.is_empty() && mentions_any(&stmt, &bound) {
-                    self.flush(&mut group, &mut out);
+                let mut binds = HashSet::new();
+                if let Stmt::Local(l) = &stmt {
+                    collect_pat_idents(&l.pat, &mut binds);
+                }
+                // A later statement that uses an earlier one's binding depends on it; one that
+                // rebinds a name cannot share the group's single `let` pattern.
+                let depends = mentions_any(&stmt, &bound) || !binds.is_disjoint(&bound);
+                if !group.is_empty() && depends {
+                    self.flush(&mut group, &mut out, false);
                     bound.clear();
                 }
-                if let Stmt::Local(l) = &stmt {
-                    collect_pat_idents(&l.pat, &mut bound);
-                }
+                bound.extend(binds);
                 group.push(stmt);
             } else {
-                self.flush(&mut group, &mut out);
+                self.flush(&mut group, &mut out, false);
                 bound.clear();
                 out.push(stmt);
             }
         }
-        self.flush(&mut group, &mut out);
+        // Only here can the group end with the block's tail expression.
+        self.flush(&mut group, &mut out, true);
         block.stmts = out;
     }
 
@@ -650,7 +656,7 @@ impl Rewriter<'_> {
                 Some(init) if init.diverge.is_none() => &*init.expr,
                 _ => return false,
             },
-            Stmt::Expr(e, Some(_)) => e,
+            Stmt::Expr(e, _) => e,
             _ => return false,
         };
         let (inner, _) = common::peel_try(expr);
@@ -666,11 +672,12 @@ impl Rewriter<'_> {
         no_escape && contains_self_call(inner, self.names, self.mode)
     }
 
-    fn flush(&mut self, group: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
+    fn flush(&mut self, group: &mut Vec<Stmt>, out: &mut Vec<Stmt>, at_end: bool) {
         if group.len() < 2 {
             out.append(group);
             return;
         }
+        let tail = at_end && matches!(group.last(), Some(Stmt::Expr(_, None)));
         let group_span = group[0].span();
         let mut branches = Vec::new();
         let mut pats = Vec::new();
@@ -703,13 +710,23 @@ impl Rewriter<'_> {
         }
         self.forks += 1;
         let (join, jpat) = common::join_nest(&self.names.worker, &branches, group_span);
+        out.push(syn::parse_quote!(let #jpat = #join;));
+        let tail_value = if tail {
+            pats.pop();
+            types.pop();
+            results.pop()
+        } else {
+            None
+        };
         let ty = if types.iter().all(|t| t.to_string() == "_") {
             quote!()
         } else {
             quote!(: (#(#types,)*))
         };
-        out.push(syn::parse_quote!(let #jpat = #join;));
         out.push(syn::parse_quote!(let (#(#pats,)*) #ty = (#(#results,)*);));
+        if let Some(value) = tail_value {
+            out.push(Stmt::Expr(syn::parse_quote!(#value), None));
+        }
     }
 }
 

@@ -489,3 +489,39 @@ fn method_returning_a_borrow() {
     let s = Sorted((0..500).map(|i| (i * 31) % 499).collect());
     assert_eq!(pool.install(|| *s.largest(0, 500)), 498);
 }
+
+/// The two recursive calls are the last statement and the tail expression.
+#[blitz::parallel]
+fn sort_tail(v: &mut [i32]) {
+    if v.len() <= 1 {
+        return;
+    }
+    let p = partition_i32(v);
+    let (lo, hi) = v.split_at_mut(p);
+    sort_tail(lo);
+    sort_tail(&mut hi[1..])
+}
+
+fn partition_i32(v: &mut [i32]) -> usize {
+    let last = v.len() - 1;
+    let mut store = 0;
+    for i in 0..last {
+        if v[i] <= v[last] {
+            v.swap(i, store);
+            store += 1;
+        }
+    }
+    v.swap(store, last);
+    store
+}
+
+#[test]
+fn tail_expression_forks_with_the_statement_before_it() {
+    let pool = pool();
+    let mut rng = Rng(99);
+    let mut v: Vec<i32> = (0..3000).map(|_| rng.below(500) as i32 - 250).collect();
+    let mut want = v.clone();
+    want.sort();
+    pool.install(|| sort_tail(&mut v));
+    assert_eq!(v, want);
+}

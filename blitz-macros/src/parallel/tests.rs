@@ -333,3 +333,42 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
         crate::common::normalize(want)
     );
 }
+
+// rustfmt would brace the nested closure, which changes the tokens.
+#[rustfmt::skip]
+#[test]
+fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
+    let got = expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                let a = f(n - 1);
+                let a = f(n - 2) + a;
+                f(n - 3);
+                f(n - 4)
+            }
+        ),
+    );
+    let want = quote!(
+        fn f(n: u64) -> u64 {
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
+                let a = __blitz_f(__blitz_w, n - 1);
+                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = __blitz_w.join(
+                    |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
+                    |__blitz_w| __blitz_w.join(
+                        |__blitz_w| __blitz_f(__blitz_w, n - 3),
+                        |__blitz_w| __blitz_f(__blitz_w, n - 4),
+                    ),
+                );
+                let (a, _) = (__blitz_r0, __blitz_r1);
+                __blitz_r2
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| __blitz_f(__blitz_w, n))
+        }
+    );
+    assert_eq!(
+        crate::common::normalize(got),
+        crate::common::normalize(want)
+    );
+}
