@@ -222,7 +222,10 @@ fn expand(args: Args, func: ItemFn, mode: Mode) -> syn::Result<TokenStream> {
     if rw.forks == 0 {
         let call = match mode {
             Mode::Free => format!("`{0}(a) + {0}(b)`", names.name),
-            Mode::Method => format!("`self.{0}(a) + self.{0}(b)`", names.name),
+            Mode::Method if func.sig.receiver().is_some() => {
+                format!("`self.{0}(a) + self.{0}(b)`", names.name)
+            }
+            Mode::Method => format!("`Self::{0}(a) + Self::{0}(b)`", names.name),
         };
         return Err(syn::Error::new_spanned(
             &func.sig.ident,
