@@ -94,6 +94,8 @@ pub(crate) struct EscapeCheck<'a> {
     pub(crate) allow_top_continue: bool,
     /// Extra advice for `break`/`return`.
     pub(crate) advice: &'a str,
+    /// Extra advice for a `continue` that would leave.
+    pub(crate) continue_advice: &'a str,
 }
 
 /// Finds the first `return`, `break`/`continue` leaving `expr`, `?` or `.await` in `expr`
@@ -171,8 +173,8 @@ impl<'ast> Visit<'ast> for Escapes<'_, '_> {
         let top = e.label.is_none() && self.loops == 0 && self.check.allow_top_continue;
         if !top && self.leaves(e.label.as_ref()) {
             let msg = format!(
-                "`continue` cannot leave {}: it runs in a closure on another thread",
-                self.check.place
+                "`continue` cannot leave {}: it runs in a closure on another thread{}",
+                self.check.place, self.check.continue_advice
             );
             self.fail(e, msg);
         }

@@ -175,6 +175,7 @@ pub(crate) fn analyse(fj: &ForkJoin) -> syn::Result<()> {
                 place: "a `fork_join!` arm",
                 allow_top_continue: false,
                 advice: "; compute a value and act on it after `fork_join!`",
+                continue_advice: "; compute a value and act on it after `fork_join!`",
             },
         )?;
     }

@@ -214,6 +214,8 @@ fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
             allow_top_continue: true,
             advice: "; use `continue` to skip an iteration, or a sequential loop if it must \
                      stop early",
+            continue_advice: "; a `continue` without a label skips an iteration of the \
+                              `par_for!` loop",
         },
     )?;
     check_mutation(pf, &targets)?;

@@ -599,6 +599,7 @@ impl Rewriter<'_> {
                     place: "a forked call",
                     allow_top_continue: false,
                     advice: "; compute the argument before the call",
+                    continue_advice: "; compute the argument before the call",
                 },
             ) {
                 self.fail(e);
@@ -669,6 +670,7 @@ impl Rewriter<'_> {
                 place: "",
                 allow_top_continue: false,
                 advice: "",
+                continue_advice: "",
             },
         )
         .is_ok();
