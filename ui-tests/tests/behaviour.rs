@@ -318,8 +318,9 @@ fn parse_both(a: &str, b: &str) -> Result<(i32, i32), std::num::ParseIntError> {
 
 #[test]
 fn fork_join_question_mark() {
-    assert_eq!(parse_both("3", "4"), Ok((3, 4)));
-    assert!(parse_both("3", "x").is_err());
+    let pool = pool();
+    assert_eq!(pool.install(|| parse_both("3", "4")), Ok((3, 4)));
+    assert!(pool.install(|| parse_both("3", "x")).is_err());
 }
 
 #[test]
