@@ -16,9 +16,107 @@
 //!
 //! The runtime ([`ThreadPool`], [`join`], [`Worker`]) comes from the `blitz-runtime` crate and
 //! is re-exported here, so users depend on `blitz` alone.
+//!
+//! # The macros
+//!
+//! Every macro keeps *serial elision*: deleting it (keeping the code) gives the same result.
+//! What would break that is a compile error on the offending token.
+//!
+//! ## `#[parallel]`: fork a recursive fn
+//!
+//! Sibling recursive calls (operands of one expression: binary operators other than `&&`/`||`,
+//! tuple or array elements, arguments of one call, struct fields) run as one fork/join, the
+//! first on the current thread:
+//!
+//! ```
+//! #[blitz::parallel]
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 {
+//!         return n;
+//!     }
+//!     fib(n - 1) + fib(n - 2)
+//! }
+//! assert_eq!(fib(20), 6765);
+//! ```
+//!
+//! So do consecutive statements that each recurse, when none uses a binding made by an
+//! earlier one; a trailing `?` on a forked call is applied after the join, in source order:
+//!
+//! ```
+//! #[blitz::parallel]
+//! fn count(v: &[i32]) -> Result<usize, String> {
+//!     if v.len() <= 2 {
+//!         return match v.iter().find(|&&x| x < 0) {
+//!             Some(x) => Err(format!("negative: {x}")),
+//!             None => Ok(v.len()),
+//!         };
+//!     }
+//!     let (l, r) = v.split_at(v.len() / 2);
+//!     let a = count(l)?;
+//!     let b = count(r)?;
+//!     Ok(a + b)
+//! }
+//! assert_eq!(count(&[1, 2, 3, 4, 5]), Ok(5));
+//! assert!(count(&[1, 2, -3, 4, 5]).is_err());
+//! ```
+//!
+//! Self-calls are `f(..)` in a free fn and `Self::f(..)` / `self.f(..)` in a method; calls
+//! inside closures, loops and async blocks are left alone. A free fn looks the worker up once
+//! and passes it down the recursion in a hidden parameter. A method (which cannot have a
+//! nested copy that names `Self`) looks the worker up once per call, a thread-local read.
+//!
+//! `#[parallel(cutoff = <bool expr over the parameters>)]` runs a fork-free clone of the body
+//! when the expression is true, so leaves pay nothing. `#[parallel(crate = path)]` (on every
+//! macro) names the facade when the dependency is renamed.
+//!
+//! ## `fork_join!`: run a few expressions in parallel
+//!
+//! ```
+//! fn left() -> u64 { 1 }
+//! fn right() -> Result<u64, String> { Ok(2) }
+//! # fn main() -> Result<(), String> {
+//! blitz::fork_join!(a = left(), (x, y) = (3, 4), b: u64 = right()?);
+//! assert_eq!((a, b, x, y), (1, 2, 3, 4));
+//! let (p, q, r) = blitz::fork_join!(left(), right(), 5);
+//! assert_eq!((p, q, r), (1, Ok(2), 5));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The binding form expands to `let` statements in the caller's block, so patterns must be
+//! irrefutable. Any number of arms from two up; `()`, `[]` and `{}` all work. Control flow
+//! that would leave an arm (`return`, `break`, a `?` other than trailing) is an error.
+//!
+//! ## `par_for!`: a parallel loop
+//!
+//! ```
+//! let mut v: Vec<u64> = (0..10_000).collect();
+//! blitz::par_for!(x in &mut v => *x *= 2);
+//!
+//! let (mut sum, mut hi) = (0u64, 0u64);
+//! blitz::par_for!(x in &v, grain = 256, reduce(+: sum), reduce(max: hi) => {
+//!     if *x % 3 == 0 {
+//!         continue;
+//!     }
+//!     sum += x;
+//!     hi = hi.max(*x);
+//! });
+//! assert_eq!(sum, v.iter().filter(|&&x| x % 3 != 0).sum::<u64>());
+//! assert_eq!(hi, 19_996);
+//! ```
+//!
+//! Sources: integer ranges, `&[T]`/`&Vec<T>`, `&mut [T]`/`&mut Vec<T>` (anything
+//! implementing [`IntoParallelSource`]), and `v.chunks(k)`, `v.chunks_mut(k)`,
+//! `v.iter().enumerate()`, `v.iter_mut().enumerate()`, which are rewritten to the runtime's
+//! sources. Each leaf runs a plain `for` loop over its piece, so `continue` works and LLVM can
+//! vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^` gives the body a private
+//! accumulator starting at the identity; the pieces' results are combined into `var` after the
+//! loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.
 #![deny(missing_docs)]
 
 pub use blitz_runtime::*;
+
+pub use blitz_macros::{fork_join, par_for, parallel};
 
 /// What macro-generated code refers to. Not a public API: it may change in any release.
 #[doc(hidden)]
@@ -26,4 +124,108 @@ pub mod __private {
     pub use blitz_runtime::{
         IntoParallelSource, ParallelSource, Worker, for_each_piece, reduce_pieces, with_worker,
     };
+
+    /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a
+    /// value that is not a source is reported there.
+    #[inline(always)]
+    pub fn source<S: IntoParallelSource>(source: S) -> S::Source {
+        source.into_par_source()
+    }
+
+    /// The identities and combining functions behind `par_for!`'s `reduce(op: var)`.
+    pub mod reduce {
+        /// `reduce(+: ..)`.
+        pub struct Add;
+        /// `reduce(*: ..)`.
+        pub struct Mul;
+        /// `reduce(min: ..)`.
+        pub struct Min;
+        /// `reduce(max: ..)`.
+        pub struct Max;
+        /// `reduce(&: ..)`.
+        pub struct BitAnd;
+        /// `reduce(|: ..)`.
+        pub struct BitOr;
+        /// `reduce(^: ..)`.
+        pub struct BitXor;
+
+        /// A type with an identity and an associative combining function for the operator
+        /// `Op`.
+        #[diagnostic::on_unimplemented(
+            message = "`par_for!` cannot reduce a `{Self}` with this operator",
+            label = "`{Self}` has no identity and combining function for this operator",
+            note = "reductions exist for the primitive integers (all operators), floats \
+                    (`+ * min max`) and `bool` (`& | ^`)"
+        )]
+        pub trait Reduce<Op>: Sized {
+            /// The value that `combine` leaves the other operand unchanged with.
+            fn identity() -> Self;
+            /// The associative operation.
+            fn combine(a: Self, b: Self) -> Self;
+        }
+
+        /// The identity and combining function of `Op` for the type of `_target`. One call
+        /// per reduce clause, so a type without a reduction gets one error.
+        #[inline(always)]
+        #[allow(clippy::type_complexity)]
+        pub fn ops<T: Reduce<Op>, Op>(_target: &T, _op: Op) -> (fn() -> T, fn(T, T) -> T) {
+            (T::identity, T::combine)
+        }
+
+        macro_rules! reduce_impl {
+            ($op:ident, $id:expr, |$a:ident, $b:ident| $combine:expr; $($t:ty),*) => {$(
+                impl Reduce<$op> for $t {
+                    #[inline(always)]
+                    fn identity() -> Self {
+                        $id
+                    }
+                    #[inline(always)]
+                    fn combine($a: Self, $b: Self) -> Self {
+                        $combine
+                    }
+                }
+            )*};
+        }
+
+        macro_rules! int_reduce {
+            ($t:ty) => {
+                reduce_impl!(Add, 0, |a, b| a + b; $t);
+                reduce_impl!(Mul, 1, |a, b| a * b; $t);
+                reduce_impl!(Min, <$t>::MAX, |a, b| Ord::min(a, b); $t);
+                reduce_impl!(Max, <$t>::MIN, |a, b| Ord::max(a, b); $t);
+                reduce_impl!(BitAnd, !0, |a, b| a & b; $t);
+                reduce_impl!(BitOr, 0, |a, b| a | b; $t);
+                reduce_impl!(BitXor, 0, |a, b| a ^ b; $t);
+            };
+        }
+
+        int_reduce!(u8);
+        int_reduce!(u16);
+        int_reduce!(u32);
+        int_reduce!(u64);
+        int_reduce!(u128);
+        int_reduce!(usize);
+        int_reduce!(i8);
+        int_reduce!(i16);
+        int_reduce!(i32);
+        int_reduce!(i64);
+        int_reduce!(i128);
+        int_reduce!(isize);
+
+        macro_rules! float_reduce {
+            ($t:ty) => {
+                reduce_impl!(Add, 0.0, |a, b| a + b; $t);
+                reduce_impl!(Mul, 1.0, |a, b| a * b; $t);
+                reduce_impl!(Min, <$t>::INFINITY, |a, b| a.min(b); $t);
+                reduce_impl!(Max, <$t>::NEG_INFINITY, |a, b| a.max(b); $t);
+            };
+        }
+
+        float_reduce!(f32);
+        float_reduce!(f64);
+
+        reduce_impl!(BitAnd, true, |a, b| a & b; bool);
+        reduce_impl!(BitOr, false, |a, b| a | b; bool);
+        reduce_impl!(BitXor, false, |a, b| a ^ b; bool);
+    }
 }

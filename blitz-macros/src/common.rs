@@ -1,0 +1,282 @@
+//! Pieces shared by the three macros: the `crate = path` argument, the k-way join builder and
+//! the check for control flow that would escape a closure.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::ParseStream;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Expr, Ident, LitStr, Path, Token};
+
+/// The path generated code uses to reach the facade, `::blitz` unless `crate = path` says
+/// otherwise (for a renamed dependency).
+pub(crate) fn default_crate() -> Path {
+    syn::parse_quote!(::blitz)
+}
+
+/// Parses the value of `crate = ..`: a path, or a string holding one (tokio's spelling).
+pub(crate) fn parse_crate_value(input: ParseStream) -> syn::Result<Path> {
+    if input.peek(LitStr) {
+        let lit: LitStr = input.parse()?;
+        return lit.parse_with(Path::parse_mod_style);
+    }
+    Path::parse_mod_style(input)
+}
+
+/// True if the stream starts with `crate =`.
+pub(crate) fn peek_crate_arg(input: ParseStream) -> bool {
+    input.peek(Token![crate]) && input.peek2(Token![=]) && !input.peek2(Token![==])
+}
+
+/// Hygienic names for generated locals: the user cannot see or shadow them.
+pub(crate) fn worker_ident() -> Ident {
+    Ident::new("__blitz_w", Span::mixed_site())
+}
+
+/// The i-th result of a join, hygienic like [`worker_ident`].
+pub(crate) fn result_ident(i: usize) -> Ident {
+    format_ident!("__blitz_r{}", i, span = Span::mixed_site())
+}
+
+/// One branch of a fork: the expression it evaluates and the span errors should point at.
+pub(crate) struct Branch {
+    pub(crate) span: Span,
+    pub(crate) body: TokenStream,
+}
+
+/// Builds `w.join(|w| b0, |w| w.join(|w| b1, |w| b2))` for k >= 2 branches, and the pattern
+/// `(r0, (r1, r2))` that destructures its result into `result_ident(0..k)`.
+///
+/// Each closure takes the worker as a parameter with the same (hygienic) name as the outer
+/// one, so a self-call rewritten inside a branch picks up the worker that runs that branch.
+/// Closures carry the user's spans, and the `join` calls carry `span` (the forking expression),
+/// so a borrow conflict between branches is reported on the user's code.
+pub(crate) fn join_nest(
+    worker: &Ident,
+    branches: &[Branch],
+    span: Span,
+) -> (TokenStream, TokenStream) {
+    fn go(
+        worker: &Ident,
+        branches: &[Branch],
+        first: usize,
+        span: Span,
+    ) -> (TokenStream, TokenStream) {
+        let Branch { span: a_span, body } = &branches[0];
+        let a = quote_spanned!(*a_span=> |#worker| #body);
+        let ra = result_ident(first);
+        if branches.len() == 2 {
+            let Branch { span: b_span, body } = &branches[1];
+            let b = quote_spanned!(*b_span=> |#worker| #body);
+            let rb = result_ident(first + 1);
+            (
+                quote_spanned!(span=> #worker.join(#a, #b)),
+                quote!((#ra, #rb)),
+            )
+        } else {
+            let (rest, rest_pat) = go(worker, &branches[1..], first + 1, span);
+            let b = quote_spanned!(span=> |#worker| #rest);
+            (
+                quote_spanned!(span=> #worker.join(#a, #b)),
+                quote!((#ra, #rest_pat)),
+            )
+        }
+    }
+    assert!(branches.len() >= 2, "join_nest needs two branches");
+    go(worker, branches, 0, span)
+}
+
+/// What escaping control flow is checked for, and how to phrase the error.
+pub(crate) struct EscapeCheck<'a> {
+    /// Where the code runs, for messages: "a forked call", "a `fork_join!` arm", ...
+    pub(crate) place: &'a str,
+    /// Unlabelled `continue` at the top level is allowed (the loop body of `par_for!`).
+    pub(crate) allow_top_continue: bool,
+    /// Extra advice for `break`/`return`.
+    pub(crate) advice: &'a str,
+    /// Extra advice for a `continue` that would leave.
+    pub(crate) continue_advice: &'a str,
+}
+
+/// Finds the first `return`, `break`/`continue` leaving `expr`, `?` or `.await` in `expr`
+/// (looking through neither closures, async blocks nor nested items, where they are local).
+pub(crate) fn check_escapes(expr: &Expr, check: &EscapeCheck) -> syn::Result<()> {
+    let mut v = Escapes {
+        check,
+        loops: 0,
+        labels: Vec::new(),
+        error: None,
+    };
+    v.visit_expr(expr);
+    match v.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Escapes<'c, 'a> {
+    check: &'c EscapeCheck<'a>,
+    loops: usize,
+    labels: Vec<String>,
+    error: Option<syn::Error>,
+}
+
+impl Escapes<'_, '_> {
+    fn fail(&mut self, tokens: impl quote::ToTokens, msg: String) {
+        if self.error.is_none() {
+            self.error = Some(syn::Error::new_spanned(tokens, msg));
+        }
+    }
+
+    fn in_loop<F: FnOnce(&mut Self)>(&mut self, label: Option<&syn::Label>, f: F) {
+        self.loops += 1;
+        if let Some(l) = label {
+            self.labels.push(l.name.ident.to_string());
+        }
+        f(self);
+        if label.is_some() {
+            self.labels.pop();
+        }
+        self.loops -= 1;
+    }
+
+    fn leaves(&self, label: Option<&syn::Lifetime>) -> bool {
+        match label {
+            Some(l) => !self.labels.contains(&l.ident.to_string()),
+            None => self.loops == 0,
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Escapes<'_, '_> {
+    fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
+        let msg = format!(
+            "`return` cannot leave {}: it runs in a closure on another thread{}",
+            self.check.place, self.check.advice
+        );
+        self.fail(e.return_token, msg);
+    }
+
+    fn visit_expr_break(&mut self, e: &'ast syn::ExprBreak) {
+        if self.leaves(e.label.as_ref()) {
+            let msg = format!(
+                "`break` cannot leave {}: it runs in a closure on another thread{}",
+                self.check.place, self.check.advice
+            );
+            self.fail(e, msg);
+            return;
+        }
+        syn::visit::visit_expr_break(self, e);
+    }
+
+    fn visit_expr_continue(&mut self, e: &'ast syn::ExprContinue) {
+        let top = e.label.is_none() && self.loops == 0 && self.check.allow_top_continue;
+        if !top && self.leaves(e.label.as_ref()) {
+            let msg = format!(
+                "`continue` cannot leave {}: it runs in a closure on another thread{}",
+                self.check.place, self.check.continue_advice
+            );
+            self.fail(e, msg);
+        }
+    }
+
+    fn visit_expr_try(&mut self, e: &'ast syn::ExprTry) {
+        let msg = format!(
+            "`?` cannot be used inside {}: it runs in a closure on another thread; \
+             handle the error there, or put `?` at the very end where it is applied after the join",
+            self.check.place
+        );
+        self.fail(e.question_token, msg);
+    }
+
+    fn visit_expr_await(&mut self, e: &'ast syn::ExprAwait) {
+        let msg = format!(
+            "`.await` cannot be used inside {}: it runs in a plain closure on a worker thread",
+            self.check.place
+        );
+        self.fail(e.await_token, msg);
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        // The iterated expression is outside the loop.
+        self.visit_expr(&e.expr);
+        self.in_loop(e.label.as_ref(), |v| v.visit_block(&e.body));
+    }
+
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        self.in_loop(e.label.as_ref(), |v| {
+            v.visit_expr(&e.cond);
+            v.visit_block(&e.body);
+        });
+    }
+
+    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        self.in_loop(e.label.as_ref(), |v| v.visit_block(&e.body));
+    }
+
+    fn visit_expr_block(&mut self, e: &'ast syn::ExprBlock) {
+        // A labelled block is a `break 'label` target but not a `continue` target; counting
+        // it as a loop is harmless because rustc rejects `continue 'block` anyway.
+        match &e.label {
+            Some(label) => {
+                self.labels.push(label.name.ident.to_string());
+                syn::visit::visit_expr_block(self, e);
+                self.labels.pop();
+            }
+            None => syn::visit::visit_expr_block(self, e),
+        }
+    }
+
+    // Closures, async blocks and items have their own `return`/`?`/loops.
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Peels parentheses and trailing `?`s off an expression: `(f(x)?)` gives `f(x)` and the
+/// `?`s, outermost last, to re-apply after the join.
+pub(crate) fn peel_try(expr: &Expr) -> (&Expr, Vec<Token![?]>) {
+    let mut tries = Vec::new();
+    let mut e = expr;
+    loop {
+        match e {
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Try(t) => {
+                tries.push(t.question_token);
+                e = &t.expr;
+            }
+            _ => break,
+        }
+    }
+    tries.reverse();
+    (e, tries)
+}
+
+/// `r??` for the `?`s peeled by [`peel_try`], each with the user's span so an error in the
+/// `?` conversion points at the user's `?`.
+pub(crate) fn apply_tries(result: &Ident, tries: &[Token![?]]) -> TokenStream {
+    let mut out = quote!(#result);
+    for q in tries {
+        let span = q.span();
+        out = quote_spanned!(span=> #out?);
+    }
+    out
+}
+
+/// Token strings compared in expansion tests, with trailing commas removed (rustfmt adds them
+/// to the expected side, the generated side has its own).
+#[cfg(test)]
+pub(crate) fn normalize(tokens: impl ToString) -> String {
+    let s = tokens.to_string();
+    let mut out = String::with_capacity(s.len());
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+        if c == ',' && matches!(next, Some(')' | ']' | '}')) {
+            continue;
+        }
+        out.push(c);
+    }
+    out.retain(|c| !c.is_whitespace());
+    out
+}

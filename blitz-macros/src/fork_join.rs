@@ -1,0 +1,344 @@
+//! `fork_join!(a = f(), b = g())` and `let (x, y) = fork_join!(f(), g())`.
+//!
+//! Parse the arms, check that no arm's control flow would have to leave the closure it runs in,
+//! then expand to one nested `Worker::join` whose results are bound (binding form: `let`
+//! statements in the caller's block) or returned as a flat tuple (tuple form).
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::parse::discouraged::Speculative;
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Pat, Path, Token, Type};
+
+use crate::common::{self, Branch, EscapeCheck};
+
+/// The parsed input of `fork_join!`.
+pub(crate) struct ForkJoin {
+    /// Set by `#[parallel]` when it forwards its worker context: `@__blitz_worker(w)`.
+    pub(crate) worker: Option<Ident>,
+    pub(crate) krate: Option<Path>,
+    pub(crate) arms: Vec<Arm>,
+}
+
+/// One arm: `expr`, `pat = expr` or `pat: Type = expr`.
+pub(crate) struct Arm {
+    pub(crate) binding: Option<Binding>,
+    pub(crate) expr: Expr,
+}
+
+pub(crate) struct Binding {
+    pub(crate) pat: Pat,
+    pub(crate) ty: Option<(Token![:], Type)>,
+    pub(crate) eq: Token![=],
+}
+
+impl Parse for ForkJoin {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut worker = None;
+        let mut krate = None;
+        if input.peek(Token![@]) {
+            input.parse::<Token![@]>()?;
+            let marker: Ident = input.parse()?;
+            if marker != "__blitz_worker" {
+                return Err(syn::Error::new_spanned(
+                    marker,
+                    "unexpected `@` in `fork_join!`",
+                ));
+            }
+            let content;
+            syn::parenthesized!(content in input);
+            worker = Some(content.parse()?);
+        }
+        if common::peek_crate_arg(input) {
+            input.parse::<Token![crate]>()?;
+            input.parse::<Token![=]>()?;
+            krate = Some(common::parse_crate_value(input)?);
+            input.parse::<Token![,]>()?;
+        }
+        let mut arms = Vec::new();
+        while !input.is_empty() {
+            arms.push(input.parse()?);
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(ForkJoin {
+            worker,
+            krate,
+            arms,
+        })
+    }
+}
+
+impl Parse for Arm {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        // `pat = expr` and the expression `place = value` look alike; try the binding first.
+        let fork = input.fork();
+        if let Ok(binding) = parse_binding(&fork) {
+            input.advance_to(&fork);
+            let expr = input.parse()?;
+            return Ok(Arm {
+                binding: Some(binding),
+                expr,
+            });
+        }
+        Ok(Arm {
+            binding: None,
+            expr: input.parse()?,
+        })
+    }
+}
+
+fn parse_binding(input: ParseStream) -> syn::Result<Binding> {
+    let pat = Pat::parse_single(input)?;
+    let ty = if input.peek(Token![:]) && !input.peek(Token![::]) {
+        Some((input.parse()?, input.parse()?))
+    } else {
+        None
+    };
+    if input.peek(Token![==]) || input.peek(Token![=>]) {
+        return Err(input.error("not a binding"));
+    }
+    let eq = input.parse()?;
+    Ok(Binding { pat, ty, eq })
+}
+
+impl ToTokens for ForkJoin {
+    /// Re-emits the macro input (used by `#[parallel]` after rewriting the arms).
+    fn to_tokens(&self, out: &mut TokenStream) {
+        if let Some(w) = &self.worker {
+            out.extend(quote!(@__blitz_worker(#w)));
+        }
+        if let Some(k) = &self.krate {
+            out.extend(quote!(crate = #k,));
+        }
+        for arm in &self.arms {
+            if let Some(Binding { pat, ty, eq }) = &arm.binding {
+                pat.to_tokens(out);
+                if let Some((colon, ty)) = ty {
+                    colon.to_tokens(out);
+                    ty.to_tokens(out);
+                }
+                eq.to_tokens(out);
+            }
+            arm.expr.to_tokens(out);
+            out.extend(quote!(,));
+        }
+    }
+}
+
+/// Entry point: parse, analyse, expand.
+pub(crate) fn fork_join(input: TokenStream) -> syn::Result<TokenStream> {
+    let fj: ForkJoin = syn::parse2(input)?;
+    analyse(&fj)?;
+    Ok(expand(&fj))
+}
+
+/// The user errors: too few arms, mixed forms, refutable patterns, escaping control flow.
+pub(crate) fn analyse(fj: &ForkJoin) -> syn::Result<()> {
+    match fj.arms.as_slice() {
+        [] => {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "`fork_join!` needs at least two arms, e.g. `fork_join!(a = f(), b = g())`",
+            ));
+        }
+        [only] => {
+            return Err(syn::Error::new_spanned(
+                &only.expr,
+                "`fork_join!` needs at least two arms to run anything in parallel; \
+                 with one arm, call it directly",
+            ));
+        }
+        _ => {}
+    }
+    let binding_form = fj.arms[0].binding.is_some();
+    for arm in &fj.arms {
+        if arm.binding.is_some() != binding_form {
+            let msg = if binding_form {
+                "every arm of this `fork_join!` binds a name (`name = expr`), so this one must too"
+            } else {
+                "this arm binds a name but the first arm does not: either bind every arm \
+                 (`a = f(), b = g()`) or none (`let (a, b) = fork_join!(f(), g())`)"
+            };
+            return Err(syn::Error::new_spanned(arm_tokens(arm), msg));
+        }
+        if let Some(b) = &arm.binding {
+            check_irrefutable(&b.pat)?;
+        }
+        let (inner, _) = common::peel_try(&arm.expr);
+        common::check_escapes(
+            inner,
+            &EscapeCheck {
+                place: "a `fork_join!` arm",
+                allow_top_continue: false,
+                advice: "; compute a value and act on it after `fork_join!`",
+                continue_advice: "; compute a value and act on it after `fork_join!`",
+            },
+        )?;
+    }
+    Ok(())
+}
+
+fn arm_tokens(arm: &Arm) -> TokenStream {
+    let mut t = TokenStream::new();
+    if let Some(b) = &arm.binding {
+        b.pat.to_tokens(&mut t);
+        b.eq.to_tokens(&mut t);
+    }
+    arm.expr.to_tokens(&mut t);
+    t
+}
+
+/// A `fork_join!` binding becomes a `let`, which needs a pattern that always matches. The
+/// check is syntactic; a refutable struct-like pattern it lets through still gets rustc's own
+/// error on the user's pattern.
+fn check_irrefutable(pat: &Pat) -> syn::Result<()> {
+    let refutable = |p: &Pat| {
+        syn::Error::new_spanned(
+            p,
+            "this pattern may not match: a `fork_join!` binding is a `let`, so it needs a \
+             pattern that always matches (a name, `_`, a tuple or struct of those); bind the \
+             value to a name and `match` on it after `fork_join!`",
+        )
+    };
+    match pat {
+        Pat::Ident(p) => match &p.subpat {
+            Some((_, sub)) => check_irrefutable(sub),
+            None => Ok(()),
+        },
+        Pat::Wild(_) | Pat::Rest(_) => Ok(()),
+        Pat::Tuple(t) => t.elems.iter().try_for_each(check_irrefutable),
+        Pat::Paren(p) => check_irrefutable(&p.pat),
+        Pat::Reference(r) => check_irrefutable(&r.pat),
+        Pat::Type(t) => check_irrefutable(&t.pat),
+        Pat::Struct(s) => s.fields.iter().try_for_each(|f| check_irrefutable(&f.pat)),
+        Pat::TupleStruct(t) => {
+            let last = t.path.segments.last().map(|s| s.ident.to_string());
+            if matches!(last.as_deref(), Some("Some" | "Ok" | "Err")) {
+                return Err(refutable(pat));
+            }
+            t.elems.iter().try_for_each(check_irrefutable)
+        }
+        Pat::Slice(s) => s.elems.iter().try_for_each(check_irrefutable),
+        _ => Err(refutable(pat)),
+    }
+}
+
+/// The expansion. Without a forwarded worker it looks the worker up once with `with_worker`.
+pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
+    let krate = fj.krate.clone().unwrap_or_else(common::default_crate);
+    let worker = fj.worker.clone().unwrap_or_else(common::worker_ident);
+    let mut branches = Vec::new();
+    let mut results = Vec::new();
+    for (i, arm) in fj.arms.iter().enumerate() {
+        let (inner, tries) = common::peel_try(&arm.expr);
+        branches.push(Branch {
+            span: arm.expr.span(),
+            body: inner.to_token_stream(),
+        });
+        results.push(common::apply_tries(&common::result_ident(i), &tries));
+    }
+    let (join, pat) = common::join_nest(&worker, &branches, Span::call_site());
+    let join = match fj.worker {
+        Some(_) => join,
+        None => quote!(#krate::__private::with_worker(|#worker| { #join })),
+    };
+    if fj.arms[0].binding.is_none() {
+        return quote!({
+            let #pat = #join;
+            (#(#results,)*)
+        });
+    }
+    let lets = fj.arms.iter().zip(&results).map(|(arm, r)| {
+        let Binding { pat, ty, eq } = arm.binding.as_ref().expect("binding form");
+        let ty = ty.as_ref().map(|(c, t)| quote!(#c #t));
+        quote_spanned!(pat.span()=> let #pat #ty #eq #r;)
+    });
+    quote! {
+        let #pat = #join;
+        #(#lets)*
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_str(input: TokenStream) -> String {
+        fork_join(input).unwrap().to_string()
+    }
+
+    fn error(input: TokenStream) -> String {
+        fork_join(input).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn tuple_form_is_one_nested_join() {
+        let got = expand_str(quote!(f(), g(), h()));
+        let want = quote!({
+            let (__blitz_r0, (__blitz_r1, __blitz_r2)) =
+                ::blitz::__private::with_worker(|__blitz_w| {
+                    __blitz_w.join(
+                        |__blitz_w| f(),
+                        |__blitz_w| __blitz_w.join(|__blitz_w| g(), |__blitz_w| h()),
+                    )
+                });
+            (__blitz_r0, __blitz_r1, __blitz_r2)
+        });
+        assert_eq!(
+            crate::common::normalize(got),
+            crate::common::normalize(want)
+        );
+    }
+
+    #[test]
+    fn binding_form_applies_try_after_the_join() {
+        let got = expand_str(quote!(crate = my_blitz, a = f()?, (x, y): (u8, u8) = g()));
+        let want = quote! {
+            let (__blitz_r0, __blitz_r1) = my_blitz::__private::with_worker(
+                |__blitz_w| { __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()) }
+            );
+            let a = __blitz_r0?;
+            let (x, y): (u8, u8) = __blitz_r1;
+        };
+        assert_eq!(
+            crate::common::normalize(got),
+            crate::common::normalize(want)
+        );
+    }
+
+    #[test]
+    fn forwarded_worker_skips_the_lookup() {
+        let got = expand_str(quote!(@__blitz_worker(w) f(), g()));
+        assert!(got.starts_with("{ let (__blitz_r0 , __blitz_r1) = w . join"));
+    }
+
+    #[test]
+    fn errors() {
+        assert!(error(quote!()).contains("at least two arms"));
+        assert!(error(quote!(f())).contains("at least two arms"));
+        assert!(error(quote!(Some(a) = f(), b = g())).contains("may not match"));
+        assert!(error(quote!(1 = f(), b = g())).contains("may not match"));
+        assert!(error(quote!(a = f(), g())).contains("must too"));
+        assert!(error(quote!(f(), { return 1 })).contains("`return` cannot leave"));
+        assert!(error(quote!(f(), { break })).contains("`break` cannot leave"));
+        assert!(error(quote!(f(g()?), h())).contains("`?` cannot be used"));
+    }
+
+    #[test]
+    fn local_loops_and_closures_are_fine() {
+        assert!(
+            fork_join(quote!(
+                loop {
+                    break 1;
+                },
+                || { return 2 }
+            ))
+            .is_ok()
+        );
+        assert!(fork_join(quote!('a: { break 'a 1 }, 2)).is_ok());
+    }
+}

@@ -1,0 +1,48 @@
+//! The proc macros of Blitz: `#[parallel]`, `fork_join!` and `par_for!`.
+//!
+//! Use them through the `blitz` crate, which re-exports them; the generated code refers to
+//! `::blitz::__private` (or the `crate = path` given to the macro).
+//!
+//! Each macro lives in its own module as parse -> analyse -> expand over
+//! `proc_macro2::TokenStream`, so it can be tested without the compiler; this file only
+//! converts token streams and errors.
+#![deny(missing_docs)]
+
+use proc_macro::TokenStream;
+
+mod common;
+mod fork_join;
+mod par_for;
+mod parallel;
+
+/// Runs the sibling recursive calls of a fn in parallel: `a(x) + a(y)`, `(a(x), a(y))`,
+/// `g(a(x), a(y))`, struct fields, and consecutive independent statements that each recurse
+/// become one fork/join.
+///
+/// Arguments: `cutoff = <bool expr over the parameters>` (run a fork-free clone of the body
+/// when true) and `crate = path`. See the `blitz` crate docs for the full contract.
+#[proc_macro_attribute]
+pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
+    parallel::parallel(args.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Runs two or more expressions in parallel: `fork_join!(a = f(), (x, y) = g(), c: u8 = h())`
+/// binds names in the caller's block; `let (p, q) = fork_join!(f(), g())` returns a tuple. A
+/// trailing `?` on an arm is applied after every arm finished. See the `blitz` crate docs.
+#[proc_macro]
+pub fn fork_join(input: TokenStream) -> TokenStream {
+    fork_join::fork_join(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// A parallel `for` loop: `par_for!(pat in source [, grain = g] [, reduce(op: var)]* => body)`,
+/// with `op` in `+ * min max & | ^`; `continue` skips an iteration. See the `blitz` crate docs.
+#[proc_macro]
+pub fn par_for(input: TokenStream) -> TokenStream {
+    par_for::par_for(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

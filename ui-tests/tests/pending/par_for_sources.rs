@@ -1,0 +1,42 @@
+// The method-call sources of `par_for!`: `.chunks(k)`, `.chunks_mut(k)`, `.iter().enumerate()`,
+// `.iter_mut().enumerate()`, and inclusive ranges.
+fn main() {
+    let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        let mut v: Vec<u64> = (0..1000).collect();
+
+        let mut total = 0u64;
+        blitz::par_for!(c in v.chunks(7), reduce(+: total) => total += c.iter().sum::<u64>());
+        assert_eq!(total, 499_500);
+
+        blitz::par_for!(c in v.chunks_mut(10) => {
+            let first = c[0];
+            for x in c.iter_mut() {
+                *x = first;
+            }
+        });
+        assert!(v.iter().enumerate().all(|(i, &x)| x == (i as u64 / 10) * 10));
+
+        let mut bad = 0usize;
+        blitz::par_for!((i, x) in v.iter().enumerate(), reduce(+: bad) => {
+            if *x != (i as u64 / 10) * 10 {
+                bad += 1;
+            }
+        });
+        assert_eq!(bad, 0);
+
+        blitz::par_for!((i, x) in v.iter_mut().enumerate() => *x = i as u64 * 2);
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u64 * 2));
+
+        let slice: &mut [u64] = &mut v;
+        blitz::par_for!(c in slice.chunks_mut(3), grain = 2 => c[0] = 0);
+        assert_eq!(v[3], 0);
+
+        let mut sum = 0u32;
+        blitz::par_for!(i in 1..=100u32, reduce(+: sum) => sum += i);
+        assert_eq!(sum, 5050);
+        let mut top = 0u8;
+        blitz::par_for!(i in 0..=u8::MAX, reduce(max: top) => top = top.max(i));
+        assert_eq!(top, 255);
+    });
+}

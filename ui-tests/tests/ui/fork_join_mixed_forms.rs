@@ -1,0 +1,3 @@
+fn main() {
+    blitz::fork_join!(a = 1 + 1, 2 + 2);
+}

@@ -1,0 +1,7 @@
+fn work() -> u64 {
+    42
+}
+
+fn main() {
+    blitz::fork_join!(a = work());
+}

@@ -1,0 +1,3 @@
+fn main() {
+    let () = blitz::fork_join!();
+}

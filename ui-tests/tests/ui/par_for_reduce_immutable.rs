@@ -1,0 +1,5 @@
+fn main() {
+    let total = 0u64;
+    blitz::par_for!(i in 0..100u64, reduce(+: total) => total += i);
+    println!("{total}");
+}

@@ -1,0 +1,6 @@
+#[blitz::parallel]
+struct Tree {
+    children: Vec<Tree>,
+}
+
+fn main() {}
