@@ -177,7 +177,7 @@ impl Latch for OnceLatch<'_> {
         } else {
             // We are a worker of the same pool, which therefore outlives this call.
             // SAFETY: as above; we deref to the heap-allocated registry, not into `*this`.
-            unsafe { &**(*this).registry }
+            unsafe { (*this).registry }
         };
         // SAFETY: valid until here; not touched afterwards.
         if unsafe { CoreLatch::set(&raw const (*this).core) } {
@@ -209,6 +209,7 @@ impl LockLatch {
         }
     }
 
+    #[cfg(test)]
     pub(crate) fn probe(&self) -> bool {
         *sync::lock(&self.is_set)
     }
@@ -305,6 +306,7 @@ impl CountLatch {
     }
 
     /// True once the count has reached zero (and the latch was set).
+    #[cfg(test)]
     pub(crate) fn probe(&self) -> bool {
         match &self.kind {
             CountLatchKind::Worker { latch, .. } => latch.probe(),

@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub(crate) mod broadcast;
 pub(crate) mod deque;
 pub(crate) mod injector;
 pub(crate) mod job;
@@ -22,10 +23,13 @@ pub(crate) mod latch;
 mod loops;
 mod pool;
 pub(crate) mod registry;
+mod scope;
 pub(crate) mod sleep;
+mod spawn;
 pub(crate) mod sync;
 pub(crate) mod unwind;
 
+pub use broadcast::{BroadcastContext, broadcast};
 pub use join::{join, with_worker};
 pub use loops::{IntoParallelSource, ParallelSource, for_each_piece, reduce_pieces};
 pub use pool::{
@@ -33,3 +37,5 @@ pub use pool::{
     current_thread_index,
 };
 pub use registry::Worker;
+pub use scope::{Scope, scope};
+pub use spawn::spawn;

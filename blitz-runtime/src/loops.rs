@@ -73,7 +73,7 @@ range_sources!(
     u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
 );
 
-impl<'a, T: Sync> ParallelSource for &'a [T] {
+impl<T: Sync> ParallelSource for &[T] {
     fn par_len(&self) -> usize {
         <[T]>::len(self)
     }
@@ -83,7 +83,7 @@ impl<'a, T: Sync> ParallelSource for &'a [T] {
     }
 }
 
-impl<'a, T: Send> ParallelSource for &'a mut [T] {
+impl<T: Send> ParallelSource for &mut [T] {
     fn par_len(&self) -> usize {
         <[T]>::len(self)
     }
@@ -213,7 +213,9 @@ mod tests {
         assert_eq!((3..10u8).par_split_at(2), (3..5, 5..10));
         assert_eq!((-5..5i8).par_len(), 10);
         assert_eq!((i64::MIN..i64::MAX).par_len(), usize::MAX);
-        assert_eq!((5..3i32).par_len(), 0);
+        #[allow(clippy::reversed_empty_ranges)]
+        let reversed = 5..3i32;
+        assert_eq!(reversed.par_len(), 0);
         assert_eq!((-128..127i8).par_split_at(200), (-128..72, 72..127));
     }
 

@@ -10,8 +10,6 @@ pub(crate) use loom::sync::atomic::{
 };
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
-#[cfg(loom)]
-pub(crate) use loom::thread::yield_now;
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
@@ -19,8 +17,6 @@ pub(crate) use std::sync::atomic::{
 };
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
-#[cfg(not(loom))]
-pub(crate) use std::thread::yield_now;
 
 /// Locks `mutex`, ignoring poisoning.
 ///
