@@ -31,7 +31,11 @@ pub(crate) mod unwind;
 
 pub use broadcast::{BroadcastContext, broadcast};
 pub use join::{join, with_worker};
-pub use loops::{IntoParallelSource, ParallelSource, for_each_piece, reduce_pieces};
+pub use loops::{
+    ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,
+    ParallelSource, all, any, chunks, chunks_mut, enumerate, enumerate_mut, find_any,
+    for_each_piece, map_reduce, position_any, reduce_pieces,
+};
 pub use pool::{
     NUM_THREADS_ENV_VAR, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, current_num_threads,
     current_thread_index,
