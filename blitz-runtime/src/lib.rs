@@ -1,10 +1,13 @@
 //! The work-stealing runtime behind Blitz.
 //!
-//! A pool of worker threads, each with a Chase-Lev deque ([`deque`]); fork/join on
-//! stack-allocated jobs ([`job`], [`Worker::join`]) with a hybrid join; latches ([`latch`]);
-//! the JEC sleep protocol with progressive sleep ([`sleep`]); an injector for work from outside
-//! the pool ([`injector`]); and the pool API ([`ThreadPool`], [`ThreadPoolBuilder`], [`join`]),
-//! at parity with `rayon-core` where the two overlap.
+//! A pool of worker threads, each with a Chase-Lev deque (`deque`); fork/join on
+//! stack-allocated jobs (`job`, [`Worker::join`]) with a hybrid join; latches (`latch`);
+//! the JEC sleep protocol with progressive sleep (`sleep`); an injector for work from outside
+//! the pool (`injector`); the pool API ([`ThreadPool`], [`ThreadPoolBuilder`], [`join`],
+//! [`scope`], [`spawn`], [`broadcast`]), at parity with `rayon-core` where the two overlap;
+//! and parallel loops ([`for_each_piece`], [`reduce_pieces`], [`map_reduce`], and the
+//! early-exit searches [`any`], [`all`], [`find_any`], [`position_any`]) over the sources of
+//! [`IntoParallelSource`], cut by a rayon-style adaptive splitter.
 //!
 //! ```
 //! let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

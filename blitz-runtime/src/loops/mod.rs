@@ -74,9 +74,9 @@ impl<S: ParallelSource> IntoParallelSource for S {
 /// Runs `leaf` over pieces of `source` in parallel, each piece a sub-sequence of the source in
 /// order; together the pieces cover every item exactly once.
 ///
-/// Pieces are cut by the adaptive splitter (see the [module docs](self)): a few pieces per
-/// worker to start with, split further when a piece is stolen, and never split into halves
-/// shorter than `grain` items (`grain == 0`: no minimum beyond one item). A source too short to
+/// Pieces are cut by an adaptive splitter (as in rayon): a few pieces per worker to start
+/// with, split further when a piece is stolen, and never split into halves shorter than
+/// `grain` items (`grain == 0`: no minimum beyond one item). A source too short to
 /// split runs as a single piece on the calling thread.
 ///
 /// ```
