@@ -209,7 +209,7 @@ impl LockLatch {
         }
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn probe(&self) -> bool {
         *sync::lock(&self.is_set)
     }
@@ -306,7 +306,7 @@ impl CountLatch {
     }
 
     /// True once the count has reached zero (and the latch was set).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn probe(&self) -> bool {
         match &self.kind {
             CountLatchKind::Worker { latch, .. } => latch.probe(),
