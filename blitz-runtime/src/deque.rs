@@ -273,6 +273,8 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
+    // Boxed on purpose: each item needs its own stable address to push as a pointer.
+    #[allow(clippy::vec_box)]
     fn items(n: usize) -> Vec<Box<usize>> {
         (0..n).map(Box::new).collect()
     }

@@ -149,11 +149,6 @@ impl<'r> OnceLatch<'r> {
             ..OnceLatch::new(owner)
         }
     }
-
-    #[inline]
-    pub(crate) fn probe(&self) -> bool {
-        self.core.probe()
-    }
 }
 
 impl AsCoreLatch for OnceLatch<'_> {
@@ -209,6 +204,7 @@ impl LockLatch {
         }
     }
 
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn probe(&self) -> bool {
         *sync::lock(&self.is_set)
     }
@@ -305,6 +301,7 @@ impl CountLatch {
     }
 
     /// True once the count has reached zero (and the latch was set).
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn probe(&self) -> bool {
         match &self.kind {
             CountLatchKind::Worker { latch, .. } => latch.probe(),

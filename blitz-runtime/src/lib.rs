@@ -1,10 +1,13 @@
 //! The work-stealing runtime behind Blitz.
 //!
-//! A pool of worker threads, each with a Chase-Lev deque ([`deque`]); fork/join on
-//! stack-allocated jobs ([`job`], [`Worker::join`]) with a hybrid join; latches ([`latch`]);
-//! the JEC sleep protocol with progressive sleep ([`sleep`]); an injector for work from outside
-//! the pool ([`injector`]); and the pool API ([`ThreadPool`], [`ThreadPoolBuilder`], [`join`]),
-//! at parity with `rayon-core` where the two overlap.
+//! A pool of worker threads, each with a Chase-Lev deque (`deque`); fork/join on
+//! stack-allocated jobs (`job`, [`Worker::join`]) with a hybrid join; latches (`latch`);
+//! the JEC sleep protocol with progressive sleep (`sleep`); an injector for work from outside
+//! the pool (`injector`); the pool API ([`ThreadPool`], [`ThreadPoolBuilder`], [`join`],
+//! [`scope`], [`spawn`], [`broadcast`]), at parity with `rayon-core` where the two overlap;
+//! and parallel loops ([`for_each_piece`], [`reduce_pieces`], [`map_reduce`], and the
+//! early-exit searches [`any`], [`all`], [`find_any`], [`position_any`]) over the sources of
+//! [`IntoParallelSource`], cut by a rayon-style adaptive splitter.
 //!
 //! ```
 //! let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -14,6 +17,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub(crate) mod broadcast;
 pub(crate) mod deque;
 pub(crate) mod injector;
 pub(crate) mod job;
@@ -22,14 +26,23 @@ pub(crate) mod latch;
 mod loops;
 mod pool;
 pub(crate) mod registry;
+mod scope;
 pub(crate) mod sleep;
+mod spawn;
 pub(crate) mod sync;
 pub(crate) mod unwind;
 
+pub use broadcast::{BroadcastContext, broadcast};
 pub use join::{join, with_worker};
-pub use loops::{IntoParallelSource, ParallelSource, for_each_piece, reduce_pieces};
+pub use loops::{
+    ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,
+    ParallelSource, all, any, chunks, chunks_mut, enumerate, enumerate_mut, find_any,
+    for_each_piece, map_reduce, position_any, reduce_pieces,
+};
 pub use pool::{
     NUM_THREADS_ENV_VAR, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, current_num_threads,
     current_thread_index,
 };
 pub use registry::Worker;
+pub use scope::{Scope, scope};
+pub use spawn::spawn;

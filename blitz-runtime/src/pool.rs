@@ -6,8 +6,11 @@ use std::io;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
+use crate::broadcast::{BroadcastContext, broadcast_in_worker};
 use crate::registry::{Handlers, Registry, Worker, main_loop};
+use crate::scope::{Scope, scope_in_worker};
 use crate::sleep::MAX_THREADS;
+use crate::spawn::spawn_in;
 
 /// The environment variable that sets the default number of threads.
 pub const NUM_THREADS_ENV_VAR: &str = "BLITZ_NUM_THREADS";
@@ -303,6 +306,63 @@ impl ThreadPool {
     {
         self.registry
             .in_worker(|worker| worker.join(|_| a(), |_| b()))
+    }
+
+    /// [`scope`](crate::scope) on this pool: creates a scope whose tasks run on this pool and
+    /// waits for all of them.
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut halves = [0u64; 2];
+    /// let (lo, hi) = halves.split_at_mut(1);
+    /// pool.scope(|s| {
+    ///     s.spawn(|_| lo[0] = (0..500).sum());
+    ///     s.spawn(|_| hi[0] = (500..1000).sum());
+    /// });
+    /// assert_eq!(halves[0] + halves[1], 499_500);
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|worker| scope_in_worker(worker, op))
+    }
+
+    /// [`spawn`](crate::spawn) on this pool: runs `func` on one of its workers without waiting.
+    /// Dropping the pool waits for every spawned task.
+    ///
+    /// A panic in `func` goes to the pool's [panic
+    /// handler](ThreadPoolBuilder::panic_handler); without one, the process aborts.
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn(move || tx.send(blitz_runtime::current_thread_index()).unwrap());
+    /// assert!(rx.recv().unwrap().unwrap() < 2);
+    /// ```
+    pub fn spawn<F>(&self, func: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_in(&self.registry, func);
+    }
+
+    /// [`broadcast`](crate::broadcast) on this pool: runs `op` once on each of its workers and
+    /// returns the results in worker-index order.
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.broadcast(|ctx| ctx.index()), vec![0, 1]);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|worker| broadcast_in_worker(worker, &op))
     }
 
     /// The number of worker threads in this pool.

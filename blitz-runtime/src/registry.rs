@@ -4,8 +4,9 @@
 //! # Work-finding order (seed 001)
 //!
 //! 1. the worker's own deque (LIFO pop: freshest, cache-warm work);
-//! 2. the other workers' deques, starting from a random victim (FIFO steal: oldest, biggest);
-//! 3. the injector (work from outside the pool).
+//! 2. the worker's broadcast queue (jobs meant for this worker only, see [`crate::broadcast`]);
+//! 3. the other workers' deques, starting from a random victim (FIFO steal: oldest, biggest);
+//! 4. the injector (work from outside the pool).
 //!
 //! # Lazy promotion (private frames)
 //!
@@ -25,6 +26,7 @@ use std::marker::PhantomData;
 use std::ptr;
 use std::sync::Arc;
 
+use crate::broadcast::BroadcastQueue;
 use crate::deque::{Deque, Steal};
 use crate::injector::Injector;
 use crate::job::{JobHeader, JobRef, StackJob};
@@ -69,6 +71,8 @@ struct ThreadInfo {
     /// is missed, work still completes, just with less parallelism. Padded: it is read at every
     /// fork by its owner and written by others only while they are idle.
     work_wanted: CachePadded<AtomicBool>,
+    /// Broadcast jobs for this worker: anyone pushes, only the worker takes.
+    broadcasts: BroadcastQueue,
 }
 
 /// The shared state of one thread pool.
@@ -93,6 +97,7 @@ impl Registry {
                     deque: Deque::new(),
                     terminate: CoreLatch::new(),
                     work_wanted: CachePadded::new(AtomicBool::new(false)),
+                    broadcasts: BroadcastQueue::new(),
                 })
                 .collect(),
             sleep: Sleep::new(num_threads),
@@ -168,6 +173,31 @@ impl Registry {
 
     pub(crate) fn has_injected_jobs(&self) -> bool {
         !self.injector.is_empty()
+    }
+
+    /// Queues a job: on the current thread's deque if it is a worker of this pool (cheap, and
+    /// the job stays cache-warm), otherwise through the injector.
+    pub(crate) fn inject_or_push(&self, job: JobRef) {
+        match Worker::current() {
+            Some(worker) if ptr::eq(&**worker.registry(), self) => worker.push(job),
+            _ => self.inject(job),
+        }
+    }
+
+    /// Gives job `i` to worker `i`, for every worker, and wakes the sleepers among them (see
+    /// [`crate::broadcast`] for why the wake-up cannot be lost).
+    pub(crate) fn inject_broadcast(&self, jobs: impl ExactSizeIterator<Item = JobRef>) {
+        assert_eq!(
+            jobs.len(),
+            self.num_threads(),
+            "blitz: a broadcast needs one job per worker"
+        );
+        for (info, job) in self.thread_infos.iter().zip(jobs) {
+            info.broadcasts.push(job);
+        }
+        for index in 0..self.num_threads() {
+            self.sleep.wake_specific_thread(index);
+        }
     }
 
     /// The latch worker `target` waits on was set while it slept: wake it.
@@ -507,9 +537,22 @@ impl Worker {
         Some(first)
     }
 
-    /// Any job, in the order of seed 001: own deque, peers' deques, injector.
+    /// Takes the oldest broadcast job meant for this worker.
+    fn take_broadcast_job(&self) -> Option<JobRef> {
+        self.registry.thread_infos[self.index].broadcasts.pop()
+    }
+
+    /// True if a broadcast job for this worker is queued (exact for callers ordered after the
+    /// push by the sleep mutex; see [`crate::broadcast`]).
+    fn has_broadcast_jobs(&self) -> bool {
+        self.registry.thread_infos[self.index].broadcasts.has_jobs()
+    }
+
+    /// Any job, in the order of seed 001 plus broadcasts: own deque, own broadcast queue,
+    /// peers' deques, injector.
     fn find_work(&self) -> Option<JobRef> {
         self.take_local_job()
+            .or_else(|| self.take_broadcast_job())
             .or_else(|| self.steal())
             .or_else(|| self.take_injected_job())
     }
@@ -547,7 +590,9 @@ impl Worker {
                     continue 'outer;
                 }
                 self.registry.request_work(self.index);
-                sleep.no_work_found(&mut idle_state, latch, || self.registry.has_injected_jobs());
+                sleep.no_work_found(&mut idle_state, latch, || {
+                    self.registry.has_injected_jobs() || self.has_broadcast_jobs()
+                });
             }
             // What we waited for happened: we are active again.
             sleep.work_found();
@@ -657,6 +702,38 @@ mod loom_tests {
             ran.wait();
             release(&registry, &done, 0);
             worker_thread.join().unwrap();
+        });
+    }
+
+    /// A broadcast job for a worker that is going to sleep: the broadcaster must wake it. The
+    /// broadcaster blocks on a `LockLatch` (not the worker wait, whose wake cascade could hide
+    /// a lost wake-up), so if the targeted worker slept through the push, loom reports a
+    /// deadlock. (Removing the wake loop of `inject_broadcast` makes this model fail.)
+    #[test]
+    fn broadcast_wakes_a_worker_going_to_sleep() {
+        loom::model(|| {
+            let registry = registry(2);
+            let ran = Arc::new(LockLatch::new());
+            let done = Arc::new(CoreLatch::new());
+            let sleeper = {
+                let registry = Arc::clone(&registry);
+                let done = Arc::clone(&done);
+                thread::spawn(move || {
+                    let worker = Worker::new(Arc::clone(&registry), 1);
+                    worker.wait_until(&*done);
+                })
+            };
+            let broadcaster = Worker::new(Arc::clone(&registry), 0);
+            let own = crate::job::HeapJob::new(|_: &Worker| {});
+            // SAFETY: executed below by the broadcaster itself, exactly once.
+            let own = unsafe { own.into_job_ref() };
+            registry.inject_broadcast([own, job_setting(&ran)].into_iter());
+            ran.wait();
+            let mine = broadcaster.take_broadcast_job();
+            assert_eq!(mine, Some(own), "job 0 is for worker 0 only");
+            broadcaster.execute(own);
+            release(&registry, &done, 1);
+            sleeper.join().unwrap();
         });
     }
 

@@ -281,8 +281,9 @@ impl Sleep {
     /// long the worker has been idle (the progressive sleep of seed 001).
     ///
     /// `latch` is what the worker is waiting for (a job's latch, or its termination latch);
-    /// setting it wakes the worker. `has_injected_jobs` re-checks the injector after the
-    /// worker registered as asleep.
+    /// setting it wakes the worker. `has_injected_jobs` re-checks the injector (and the
+    /// worker's broadcast queue) after the worker registered as asleep, while it holds its
+    /// sleep mutex.
     pub(crate) fn no_work_found(
         &self,
         idle_state: &mut IdleState,
@@ -357,7 +358,8 @@ impl Sleep {
         // registration (and wakes us), or we see its job here.
         fence(Ordering::SeqCst);
 
-        // 7. The double check for injected jobs.
+        // 7. The double check for injected jobs (and broadcast jobs for this worker: their
+        // pusher wakes us under our sleep mutex, which we hold from step 2 until we block).
         if has_injected_jobs() {
             // Nobody will decrement for us: we were never woken.
             self.counters.sub_sleeping_thread();

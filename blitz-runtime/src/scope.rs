@@ -1,0 +1,257 @@
+//! Scoped tasks: [`scope`] and [`Scope::spawn`] (rayon-core semantics).
+//!
+//! A scope counts its pending tasks in a [`CountLatch`] that starts at one (the scope's own
+//! body). Each `spawn` adds one before the task is queued, and each task drops one when it has
+//! finished, so the count reaches zero exactly when the body and every task (including tasks
+//! spawned by tasks) are done. The owner waits for that with the sleep protocol, running other
+//! work (typically its own tasks) meanwhile.
+//!
+//! # Invariants
+//!
+//! * The [`Scope`] lives in the owner's stack frame, and the owner does not leave that frame
+//!   before the count reached zero. A task therefore may dereference its pointer to the scope
+//!   until its own decrement, which is its last access.
+//! * Tasks may borrow anything that outlives `'scope`: the owner's wait outlives them all.
+//!
+//! # Panics
+//!
+//! A panicking task does not stop the others. The first panic (of a task, or of the scope's
+//! body) is kept; once every task has finished, the scope re-throws it to its caller. Later
+//! payloads are dropped.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr;
+use std::sync::Arc;
+
+use crate::job::HeapJob;
+use crate::join::with_worker;
+use crate::latch::{CountLatch, Latch};
+use crate::registry::{Registry, Worker};
+use crate::sync::{AtomicPtr, Ordering};
+
+/// A scope in which tasks borrowing from the enclosing stack frame can be spawned; see
+/// [`scope`].
+pub struct Scope<'scope> {
+    /// One count for the body, one per task not yet finished.
+    job_completed_latch: CountLatch,
+    /// The first panic payload (a leaked `Box<Box<dyn Any + Send>>`), or null.
+    panic: AtomicPtr<Box<dyn Any + Send>>,
+    /// The pool the tasks run on.
+    registry: Arc<Registry>,
+    /// Makes `'scope` invariant, and the scope `Send + Sync` only if tasks may be.
+    marker: TaskMarker<'scope>,
+}
+
+/// The type of a task of a `Scope<'scope>`, as a marker.
+type TaskMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
+
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("num_threads", &self.registry.num_threads())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A pointer to a scope that a task carries to whichever worker runs it.
+struct ScopePtr<'scope>(*const Scope<'scope>);
+
+// SAFETY: `Scope` is `Sync` (all its shared state is atomic or immutable), so handing a pointer
+// to it to another thread is sound; liveness is the scope's invariant (see the module docs).
+unsafe impl Send for ScopePtr<'_> {}
+
+impl<'scope> ScopePtr<'scope> {
+    /// # Safety
+    ///
+    /// The scope must still be waiting for the caller's task (the task has not yet dropped its
+    /// count), which keeps it alive.
+    unsafe fn as_ref<'a>(&self) -> &'a Scope<'scope> {
+        // SAFETY: alive per the caller's contract.
+        unsafe { &*self.0 }
+    }
+}
+
+/// Creates a scope, runs `op` in it and waits for every task spawned in it.
+///
+/// Tasks spawned with [`Scope::spawn`] may borrow local variables of the caller (anything that
+/// outlives the scope), and may spawn more tasks. `scope` returns once `op` and all tasks have
+/// finished. Called from outside a pool, it runs on the global pool and the calling thread
+/// blocks.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// let words = ["a", "bb", "ccc"];
+/// let total = AtomicUsize::new(0);
+/// blitz_runtime::scope(|s| {
+///     for w in &words {
+///         let total = &total;
+///         s.spawn(move |_| {
+///             total.fetch_add(w.len(), Ordering::Relaxed);
+///         });
+///     }
+/// });
+/// assert_eq!(total.into_inner(), 6);
+/// ```
+///
+/// # Panics
+///
+/// If `op` or any task panics, the other tasks still run to completion; then the first panic is
+/// re-thrown here.
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    with_worker(|worker| scope_in_worker(worker, op))
+}
+
+/// [`scope`] with `owner` as the scope's owner (a worker of the pool the tasks run on).
+pub(crate) fn scope_in_worker<'scope, OP, R>(owner: &Worker, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    let scope = Scope::new(owner);
+    let result = match panic::catch_unwind(AssertUnwindSafe(|| op(&scope))) {
+        Ok(value) => Some(value),
+        Err(payload) => {
+            scope.job_panicked(payload);
+            None
+        }
+    };
+    // SAFETY: the body's own count; `scope` lives on in this frame until after the wait.
+    unsafe { Latch::set(&scope.job_completed_latch) };
+    scope.job_completed_latch.wait(Some(owner));
+    scope.maybe_propagate_panic();
+    // No panic was stored, so `op` returned.
+    result.expect("blitz: scope body panicked without a stored payload")
+}
+
+impl<'scope> Scope<'scope> {
+    fn new(owner: &Worker) -> Self {
+        Scope {
+            job_completed_latch: CountLatch::new(Some(owner)),
+            panic: AtomicPtr::new(ptr::null_mut()),
+            registry: Arc::clone(owner.registry()),
+            marker: PhantomData,
+        }
+    }
+
+    /// Spawns `body` as a task of this scope: it runs on some worker of the pool, possibly in
+    /// parallel with the caller, and the scope waits for it before returning.
+    ///
+    /// `body` gets the scope, so it can spawn further tasks.
+    ///
+    /// ```
+    /// let mut left = 0;
+    /// let mut right = 0;
+    /// blitz_runtime::scope(|s| {
+    ///     s.spawn(|s| {
+    ///         s.spawn(|_| right = 2);
+    ///         left = 1;
+    ///     });
+    /// });
+    /// assert_eq!((left, right), (1, 2));
+    /// ```
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        let scope_ptr = ScopePtr(self);
+        // Before the task is queued: the count must not reach zero while it is pending.
+        self.job_completed_latch.increment();
+        let job = HeapJob::new(move |_: &Worker| {
+            // SAFETY: our count is still held (dropped at the end of this closure), so the
+            // scope is alive.
+            let scope = unsafe { scope_ptr.as_ref() };
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| body(scope))) {
+                scope.job_panicked(payload);
+            }
+            // SAFETY: the scope is alive until its count is observed at zero; this decrement is
+            // our last access to it.
+            unsafe { Latch::set(&scope.job_completed_latch) };
+        });
+        // SAFETY: the job is executed exactly once (deques and the injector hand each job to
+        // one taker, and the pool outlives the scope, which waits for it); everything `body`
+        // borrows outlives `'scope`, which outlives the owner's wait for this task.
+        let job_ref = unsafe { job.into_job_ref() };
+        self.registry.inject_or_push(job_ref);
+    }
+
+    /// Records `payload` if it is the first panic of this scope; drops it otherwise.
+    fn job_panicked(&self, payload: Box<dyn Any + Send>) {
+        let boxed = Box::into_raw(Box::new(payload));
+        // Release (success): publishes the payload box to the owner's acquire swap in
+        // `maybe_propagate_panic`. Relaxed (failure): we only learn that another panic was
+        // first, and touch nothing it wrote.
+        if self
+            .panic
+            .compare_exchange(ptr::null_mut(), boxed, Ordering::Release, Ordering::Relaxed)
+            .is_err()
+        {
+            // SAFETY: `boxed` came from `Box::into_raw` above and was never published.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
+
+    /// After every task finished: re-throws the first panic, if any.
+    fn maybe_propagate_panic(&self) {
+        // Acquire: pairs with the release CAS in `job_panicked` so the payload is visible.
+        let payload = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
+        if !payload.is_null() {
+            // SAFETY: a non-null pointer was published by `job_panicked` from `Box::into_raw`,
+            // and the swap made us its only owner.
+            let payload = unsafe { Box::from_raw(payload) };
+            panic::resume_unwind(*payload);
+        }
+    }
+}
+
+impl Drop for Scope<'_> {
+    fn drop(&mut self) {
+        // Only reachable if a payload was stored and not re-thrown (it always is re-thrown,
+        // but freeing it here keeps the scope leak-free whatever happens).
+        // Relaxed: `&mut self` means no other thread can access the slot any more.
+        let payload = self.panic.swap(ptr::null_mut(), Ordering::Relaxed);
+        if !payload.is_null() {
+            // SAFETY: as in `maybe_propagate_panic`.
+            drop(unsafe { Box::from_raw(payload) });
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn empty_scope_returns_the_body_value() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        assert_eq!(pool.install(|| scope(|_| 42)), 42);
+    }
+
+    #[test]
+    fn second_panic_is_dropped_and_first_is_rethrown() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let ran = AtomicUsize::new(0);
+        let err = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                scope(|s| {
+                    for _ in 0..10 {
+                        s.spawn(|_| {
+                            ran.fetch_add(1, Ordering::Relaxed);
+                            panic!("task");
+                        });
+                    }
+                })
+            })
+        }))
+        .unwrap_err();
+        assert_eq!(err.downcast_ref::<&str>(), Some(&"task"));
+        assert_eq!(ran.into_inner(), 10);
+    }
+}

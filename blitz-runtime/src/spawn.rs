@@ -1,0 +1,99 @@
+//! Fire-and-forget tasks: [`spawn`] (rayon-core semantics).
+//!
+//! A spawned task is a boxed job ([`HeapJob`]) that owns its closure. Nobody waits for it, so
+//! two things that a join or a scope would do fall to the task itself:
+//!
+//! * **Keeping the pool alive.** The task holds one count of the pool's terminate counter from
+//!   the moment it is created until it has run, so dropping the [`ThreadPool`] waits for it
+//!   (the workers only exit when the counter reaches zero).
+//! * **Reporting a panic.** There is no caller to re-throw to: the payload goes to the pool's
+//!   panic handler ([`ThreadPoolBuilder::panic_handler`]) or, if the pool has none, the process
+//!   aborts (rayon does the same).
+//!
+//! [`ThreadPool`]: crate::ThreadPool
+//! [`ThreadPoolBuilder::panic_handler`]: crate::ThreadPoolBuilder::panic_handler
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+
+use crate::job::HeapJob;
+use crate::pool::global_registry;
+use crate::registry::{Registry, Worker};
+
+/// Runs `func` asynchronously on the current pool (the pool of the current worker thread, or
+/// the global pool from outside every pool), without waiting for it.
+///
+/// `func` must be `'static`: nothing waits for it, so it cannot borrow from the caller. Use
+/// [`scope`](crate::scope) for tasks that borrow, or a channel to get a result back.
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// let (tx, rx) = mpsc::channel();
+/// blitz_runtime::spawn(move || tx.send(6 * 7).unwrap());
+/// assert_eq!(rx.recv().unwrap(), 42);
+/// ```
+///
+/// # Panics
+///
+/// A panic in `func` cannot propagate to anyone: it is passed to the pool's panic handler, and
+/// if the pool has none, **the process aborts**. The global pool has no panic handler unless
+/// one was configured with [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global).
+pub fn spawn<F>(func: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let registry = match Worker::current() {
+        Some(worker) => worker.registry(),
+        None => global_registry(),
+    };
+    spawn_in(registry, func);
+}
+
+/// [`spawn`] on the pool of `registry`.
+pub(crate) fn spawn_in<F>(registry: &Arc<Registry>, func: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    // Before the job exists: the pool must not terminate while it is pending.
+    registry.increment_terminate_count();
+    let job_registry = Arc::clone(registry);
+    let job = HeapJob::new(move |_: &Worker| {
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(func)) {
+            job_registry.handle_panic(payload);
+        }
+        // The job is done: release the pool.
+        job_registry.terminate();
+    });
+    // SAFETY: the job is executed exactly once: the deque or injector hands it to one worker,
+    // and the terminate count it holds keeps the workers running until it has been. It
+    // borrows nothing (`'static`).
+    let job_ref = unsafe { job.into_job_ref() };
+    registry.inject_or_push(job_ref);
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn dropping_the_pool_waits_for_spawned_jobs() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for _ in 0..100 {
+            let count = Arc::clone(&count);
+            pool.spawn(move || {
+                // Spawn from a worker too: that path pushes onto the worker's deque.
+                let inner = Arc::clone(&count);
+                spawn(move || {
+                    inner.fetch_add(1, Ordering::Relaxed);
+                });
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        drop(pool);
+        assert_eq!(count.load(Ordering::Relaxed), 200);
+    }
+}
