@@ -5,6 +5,8 @@
 #   scripts/verify.sh tsan        unit and integration tests under ThreadSanitizer
 #   scripts/verify.sh asan        the same under AddressSanitizer (debug profile), with
 #                                 stack-use-after-return detection for stack jobs
+#   scripts/verify.sh soak [S]    the soak test for S seconds (default 60): random joins,
+#                                 scopes, loops, panics, pools, 8 outside threads, watchdog
 #   scripts/verify.sh all         every step above
 # Everything a step needs is installed by the step itself (nightly components, Miri's sysroot).
 set -euo pipefail
@@ -45,6 +47,10 @@ asan() {
         -p blitz-runtime --lib --tests --target-dir target/asan
 }
 
+soak() {
+    cargo run --release --example soak -- --seconds "${1:-60}"
+}
+
 loom() {
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}" \
         cargo test -p blitz-runtime --release --lib --target-dir target/loom -- loom
@@ -55,6 +61,7 @@ case "${1:-all}" in
     loom) loom ;;
     tsan) tsan ;;
     asan) asan ;;
-    all) loom; miri; tsan; asan ;;
-    *) echo "usage: $0 [miri|loom|tsan|asan|all]" >&2; exit 2 ;;
+    soak) soak "${2:-60}" ;;
+    all) loom; miri; tsan; asan; soak 60 ;;
+    *) echo "usage: $0 [miri|loom|tsan|asan|soak [seconds]|all]" >&2; exit 2 ;;
 esac
