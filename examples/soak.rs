@@ -297,7 +297,7 @@ fn main() {
                 Arc::clone(&op_started),
             );
             std::thread::spawn(move || {
-                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1) * 0x1234_5678_9ABC);
+                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((t as u64 + 1) * 0x1234_5678_9ABC));
                 while Instant::now() < deadline {
                     op_started[t].store(start.elapsed().as_millis() as u64 + 1, Ordering::SeqCst);
                     operation(&pool, &mut rng, &stats);
