@@ -2,10 +2,11 @@
 //!
 //! # Private forks, promoted on demand
 //!
-//! A fork records `b`'s stack job in the worker's private frame stack and runs `a`. If no idle
-//! peer asked for work meanwhile, `b` is still private when `a` returns and runs inline: the
-//! common case costs a few stores and a flag load, with no fence, no shared write and no wake
-//! check. A peer's request makes the worker promote its *oldest* private frame onto its
+//! A fork near the root records `b`'s stack job in the worker's private frame ring and runs `a`;
+//! if no idle peer asked for work meanwhile, `b` is still private when `a` returns and runs
+//! inline. Forks further down (all but the outermost few in deep recursion) cannot be promoted
+//! while pending, so they are two plain calls plus a flag load. Neither path has a fence, a
+//! shared write or a wake check. A peer's request makes the worker promote its *oldest* private frame onto its
 //! Chase-Lev deque (see `registry`); a join whose `b` was promoted takes the hybrid path below.
 //! The outermost few forks of a call tree are always published (`EAGER_DEPTH`), so coarse
 //! joins run in parallel even when a peer becomes idle only after the fork.
@@ -63,23 +64,57 @@ impl Worker {
         RB: Send,
     {
         if self.is_alone() {
-            // A one-worker pool: `b` could only ever run here, after `a`. Same panic contract.
-            return match panic::catch_unwind(AssertUnwindSafe(|| a(self))) {
-                Ok(value_a) => (value_a, b(self)),
-                Err(payload) => {
-                    let _ = panic::catch_unwind(AssertUnwindSafe(|| b(self)));
-                    panic::resume_unwind(payload)
-                }
-            };
+            // A one-worker pool: `b` could only ever run here, after `a`.
+            let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
+            return self.finish_inline(result_a, b);
         }
+        let (depth, record) = self.enter_fork();
+        if !record {
+            // Too far from the root to be promoted while it is pending (see `FRAME_WINDOW`):
+            // two plain calls. A peer's request is answered with an older, recorded fork.
+            if self.work_wanted() {
+                self.answer_work_request();
+            }
+            let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
+            self.leave_plain_fork(depth);
+            return self.finish_inline(result_a, b);
+        }
+        self.join_recorded(depth, a, b)
+    }
+
+    /// Runs `b` inline after `a` finished (or panicked): the join of a fork nobody else can
+    /// reach. Both closures finish before a panic propagates; `a`'s panic wins.
+    #[inline(always)]
+    fn finish_inline<RA, RB>(
+        &self,
+        result_a: std::thread::Result<RA>,
+        b: impl FnOnce(&Worker) -> RB,
+    ) -> (RA, RB) {
+        match result_a {
+            Ok(value_a) => (value_a, b(self)),
+            Err(payload) => {
+                let _ = panic::catch_unwind(AssertUnwindSafe(|| b(self)));
+                panic::resume_unwind(payload)
+            }
+        }
+    }
+
+    /// A fork recorded in the frame ring: its job can be promoted while `a` runs.
+    #[inline(always)]
+    fn join_recorded<A, B, RA, RB>(&self, depth: usize, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&Worker) -> RA,
+        B: FnOnce(&Worker) -> RB + Send,
+        RB: Send,
+    {
         let job_b = StackJob::new(b, OnceLatch::new(self));
         // SAFETY: `job_b` stays in this frame until it is either run inline (while private or
         // after popping it back) or its latch is observed set; every path below, including the
-        // panic paths, does one of these before returning or unwinding. The frame record made
-        // from it is dropped (by `leave_frame`) before `job_b` goes out of scope.
-        let depth = self.enter_frame(unsafe { job_b.as_job_ref() });
+        // panic paths, does one of these before returning or unwinding. Its record in the
+        // frame ring is dropped (by `leave_recorded_fork`) before `job_b` goes out of scope.
+        self.record_fork(depth, unsafe { job_b.as_job_ref() });
         if depth < EAGER_DEPTH {
-            // Near the root: publish now (this is the oldest private frame, as every frame
+            // Near the root: publish now (this is the oldest private fork, as every fork
             // below it was published the same way).
             self.promote_oldest_frame();
         } else if self.work_wanted() {
@@ -88,8 +123,8 @@ impl Worker {
 
         let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
 
-        if !self.leave_frame(depth) {
-            // Still private: nobody else can reach `job_b`. The common case, and a plain call.
+        if !self.leave_recorded_fork(depth) {
+            // Still private: nobody else can reach `job_b`.
             return match result_a {
                 // SAFETY: private, so not run before and not reachable by any other thread.
                 Ok(value_a) => (value_a, unsafe { job_b.run_inline(self) }),
@@ -227,6 +262,40 @@ mod tests {
             );
             let leaves: usize = ran.iter().map(|r| r.load(Ordering::Relaxed)).sum();
             assert_eq!(leaves, 1 << depth);
+        }
+    }
+
+    /// A deep, narrow recursion: far more pending forks than the frame ring holds, with the
+    /// outer ones promoted and stolen while the owner keeps descending.
+    #[test]
+    fn deep_narrow_recursion_beyond_the_frame_window() {
+        fn chain(w: &Worker, depth: u64, ran: &AtomicUsize) -> u64 {
+            if depth == 0 {
+                return 0;
+            }
+            let (rest, here) = w.join(
+                |w| chain(w, depth - 1, ran),
+                |_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    // Enough work per level that idle peers ask for (and steal) some.
+                    std::hint::black_box((0..200u64).fold(depth, |acc, x| acc ^ x));
+                    depth
+                },
+            );
+            rest + here
+        }
+        // Debug-build frames are large, and a thief nests stolen frames on its own stack.
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .stack_size(16 << 20)
+            .build()
+            .unwrap();
+        let depth: u64 = if cfg!(miri) { 40 } else { 2000 };
+        for _ in 0..3 {
+            let ran = AtomicUsize::new(0);
+            let sum = pool.install_with_worker(|w| chain(w, depth, &ran));
+            assert_eq!(sum, depth * (depth + 1) / 2);
+            assert_eq!(ran.into_inner(), depth as usize);
         }
     }
 

@@ -45,9 +45,10 @@ use crate::sync::{self, AtomicU64, Condvar, Mutex, Ordering, fence};
 /// Idle rounds (each a yield) before a worker announces that it is sleepy.
 #[cfg(not(loom))]
 pub(crate) const ROUNDS_UNTIL_SLEEPY: u32 = 32;
-/// The round at which a sleepy worker tries to block; the round in between is one more yield.
+/// The round from which a sleepy worker tries to block: round 32 announces (and yields),
+/// round 33 is one more yield, blocking starts at round 34 (seed 001's schedule).
 #[cfg(not(loom))]
-pub(crate) const ROUNDS_UNTIL_SLEEPING: u32 = ROUNDS_UNTIL_SLEEPY + 1;
+pub(crate) const ROUNDS_UNTIL_SLEEPING: u32 = ROUNDS_UNTIL_SLEEPY + 2;
 // Under loom every yield is a scheduling point to explore; the protocol's logic does not depend
 // on how many plain yield rounds come first.
 #[cfg(loom)]
@@ -523,6 +524,36 @@ mod tests {
             sleep.work_found();
         }
         assert_eq!(sleep.counters().inactive_threads(), 0);
+    }
+
+    /// Seed 001's schedule: yields in rounds 0-31, the announcement in round 32, one more
+    /// yield in round 33, the first attempt to block in round 34.
+    #[test]
+    fn progressive_sleep_schedule() {
+        let sleep = Sleep::new(1);
+        let latch = CoreLatch::new();
+        sleep.new_internal_jobs(1, true); // JEC active, so the announcement is visible
+        let mut idle = sleep.start_looking(0);
+        let mut announced_in = None;
+        let mut tried_to_sleep_in = None;
+        for round in 0..40 {
+            let jec_before = sleep.counters().jobs_counter();
+            let mut checked_injector = false;
+            // `|| true`: a registered sleeper backs out at once instead of blocking.
+            sleep.no_work_found(&mut idle, &latch, || {
+                checked_injector = true;
+                true
+            });
+            if announced_in.is_none() && sleep.counters().jobs_counter() != jec_before {
+                announced_in = Some(round);
+            }
+            if checked_injector {
+                tried_to_sleep_in = Some(round);
+                break;
+            }
+        }
+        assert_eq!(announced_in, Some(32));
+        assert_eq!(tried_to_sleep_in, Some(34));
     }
 
     #[test]
