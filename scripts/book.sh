@@ -18,8 +18,12 @@ fi
 deps_dir=target/book-deps
 cargo build -p blitz --target-dir "$deps_dir"
 # A toolchain update gives the crates new hashes, leaving the old builds next to the new ones:
-# start the dedicated dir afresh in that case.
-if [ "$(find "$deps_dir/debug/deps" -name 'libblitz-*.rlib' | wc -l)" -ne 1 ]; then
+# start the dedicated dir afresh if any Blitz crate has more than one build there.
+builds_of() {
+    find "$deps_dir/debug/deps" -maxdepth 1 -name "lib$1-*.$2" | wc -l
+}
+if [ "$(builds_of blitz rlib)" -ne 1 ] || [ "$(builds_of blitz_runtime rlib)" -ne 1 ] ||
+    [ "$(builds_of blitz_macros "*")" -ne 1 ]; then
     rm -rf "$deps_dir"
     cargo build -p blitz --target-dir "$deps_dir"
 fi
