@@ -17,6 +17,9 @@
 //! The runtime ([`ThreadPool`], [`join`], [`Worker`]) comes from the `blitz-runtime` crate and
 //! is re-exported here, so users depend on `blitz` alone.
 //!
+//! The user guide and the description of the runtime's internals are in the repository's
+//! book (`book/`; `scripts/book.sh` builds it and tests its examples).
+//!
 //! # The macros
 //!
 //! Every macro keeps *serial elision*: deleting it (keeping the code) gives the same result.

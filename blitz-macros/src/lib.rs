@@ -21,6 +21,17 @@ mod parallel;
 ///
 /// Arguments: `cutoff = <bool expr over the parameters>` (run a fork-free clone of the body
 /// when true) and `crate = path`. See the `blitz` crate docs for the full contract.
+///
+/// ```
+/// #[blitz::parallel(cutoff = n < 10)]
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     fib(n - 1) + fib(n - 2)
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
 #[proc_macro_attribute]
 pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
     parallel::parallel(args.into(), item.into())
@@ -31,6 +42,17 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Runs two or more expressions in parallel: `fork_join!(a = f(), (x, y) = g(), c: u8 = h())`
 /// binds names in the caller's block; `let (p, q) = fork_join!(f(), g())` returns a tuple. A
 /// trailing `?` on an arm is applied after every arm finished. See the `blitz` crate docs.
+///
+/// ```
+/// let v: Vec<u32> = (1..=100).collect();
+/// blitz::fork_join!(sum = v.iter().sum::<u32>(), max = v.iter().max());
+/// assert_eq!((sum, max), (5050, Some(&100)));
+/// let (evens, odds) = blitz::fork_join!(
+///     v.iter().filter(|x| *x % 2 == 0).count(),
+///     v.iter().filter(|x| *x % 2 == 1).count(),
+/// );
+/// assert_eq!(evens + odds, 100);
+/// ```
 #[proc_macro]
 pub fn fork_join(input: TokenStream) -> TokenStream {
     fork_join::fork_join(input.into())
@@ -40,6 +62,14 @@ pub fn fork_join(input: TokenStream) -> TokenStream {
 
 /// A parallel `for` loop: `par_for!(pat in source [, grain = g] [, reduce(op: var)]* => body)`,
 /// with `op` in `+ * min max & | ^`; `continue` skips an iteration. See the `blitz` crate docs.
+///
+/// ```
+/// let mut v: Vec<u64> = (0..1000).collect();
+/// blitz::par_for!(x in &mut v => *x *= 2);
+/// let mut total = 0u64;
+/// blitz::par_for!(x in &v, grain = 64, reduce(+: total) => total += *x);
+/// assert_eq!(total, 999_000);
+/// ```
 #[proc_macro]
 pub fn par_for(input: TokenStream) -> TokenStream {
     par_for::par_for(input.into())

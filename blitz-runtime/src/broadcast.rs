@@ -27,6 +27,12 @@ use crate::registry::Worker;
 use crate::sync::{self, AtomicUsize, Mutex, Ordering};
 
 /// What a broadcast operation learns about the worker running it.
+///
+/// ```
+/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let seen = pool.broadcast(|ctx| (ctx.index(), ctx.num_threads(), ctx.worker().index()));
+/// assert_eq!(seen, vec![(0, 2, 0), (1, 2, 1)]);
+/// ```
 #[derive(Debug)]
 pub struct BroadcastContext<'a> {
     worker: &'a Worker,

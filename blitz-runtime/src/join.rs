@@ -223,6 +223,11 @@ where
 ///
 /// This is the entry point of context-passing code: look the worker up once, then hand the
 /// `&Worker` down to [`Worker::join`].
+///
+/// ```
+/// let index = blitz_runtime::with_worker(|w| w.index());
+/// assert!(index < blitz_runtime::current_num_threads());
+/// ```
 pub fn with_worker<OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Worker) -> R + Send,

@@ -13,9 +13,33 @@ use crate::sleep::MAX_THREADS;
 use crate::spawn::spawn_in;
 
 /// The environment variable that sets the default number of threads.
+///
+/// Read when a pool is built without an explicit [`ThreadPoolBuilder::num_threads`]: a
+/// positive integer is the thread count, `0` means one thread per logical CPU, anything else
+/// makes the build fail with [`ThreadPoolBuildError::InvalidEnvVar`].
+///
+/// ```
+/// assert_eq!(blitz_runtime::NUM_THREADS_ENV_VAR, "BLITZ_NUM_THREADS");
+/// ```
 pub const NUM_THREADS_ENV_VAR: &str = "BLITZ_NUM_THREADS";
 
 /// Why a pool could not be built.
+///
+/// Its `Display` says what went wrong and what is allowed. The enum is `#[non_exhaustive]`,
+/// so match it with a wildcard arm.
+///
+/// ```
+/// use blitz_runtime::{ThreadPoolBuildError, ThreadPoolBuilder};
+///
+/// let err = ThreadPoolBuilder::new().num_threads(1 << 20).build().unwrap_err();
+/// match &err {
+///     ThreadPoolBuildError::TooManyThreads { requested, max } => {
+///         assert_eq!((*requested, *max), (1 << 20, 65535));
+///     }
+///     other => panic!("unexpected error: {other}"),
+/// }
+/// assert!(err.to_string().contains("at most 65535"));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ThreadPoolBuildError {
@@ -131,6 +155,15 @@ impl ThreadPoolBuilder {
 
     /// The stack size of each worker thread, in bytes (deep recursion may need more than the
     /// platform default).
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .stack_size(16 << 20)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.current_num_threads(), 2);
+    /// ```
     pub fn stack_size(mut self, stack_size: usize) -> Self {
         self.stack_size = Some(stack_size);
         self
@@ -150,6 +183,23 @@ impl ThreadPoolBuilder {
 
     /// Receives panics that have no caller to propagate to (a `spawn`ed task, a start or exit
     /// handler). Without one, such a panic aborts the process.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let (tx, rx) = mpsc::channel::<String>();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         tx.lock().unwrap().send(message.to_string()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("lost task"));
+    /// assert_eq!(rx.recv().unwrap(), "lost task");
+    /// ```
     pub fn panic_handler(
         mut self,
         handler: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
@@ -165,6 +215,16 @@ impl ThreadPoolBuilder {
     }
 
     /// Builds the global pool, used by [`join`](crate::join) and friends outside any pool.
+    ///
+    /// ```
+    /// // First thing in `main`, before any parallel call creates the global pool.
+    /// blitz_runtime::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_global()
+    ///     .expect("the global pool is configured once");
+    /// assert_eq!(blitz_runtime::current_num_threads(), 2);
+    /// assert!(blitz_runtime::ThreadPoolBuilder::new().build_global().is_err());
+    /// ```
     ///
     /// Fails if the global pool already exists: `build_global` succeeds at most once per
     /// process, and only before the global pool's first use.
@@ -257,6 +317,22 @@ fn resolve_num_threads(
 
 /// A pool of worker threads.
 ///
+/// Built with [`ThreadPoolBuilder`]. Work enters it through [`install`](Self::install) (or the
+/// pool's own [`join`](Self::join), [`scope`](Self::scope), [`spawn`](Self::spawn) and
+/// [`broadcast`](Self::broadcast)); inside, the free functions and the macros use this pool.
+///
+/// ```
+/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let sum: u64 = pool.install(|| {
+///     let (a, b) = blitz_runtime::join(
+///         || (0..500u64).sum::<u64>(),
+///         || (500..1000u64).sum::<u64>(),
+///     );
+///     a + b
+/// });
+/// assert_eq!(sum, 499_500);
+/// ```
+///
 /// Dropping the pool waits for its pending work (including `spawn`ed jobs), wakes every worker
 /// and joins its thread. (If the last handle is dropped *on* one of the pool's own workers, the
 /// threads cannot be joined from there and exit on their own.)
@@ -279,6 +355,13 @@ impl ThreadPool {
     /// of another pool keeps running that pool's jobs meanwhile).
     ///
     /// A panic in `op` propagates to the caller; the pool stays usable.
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let index = pool.install(|| blitz_runtime::current_thread_index());
+    /// assert!(index.unwrap() < 2);
+    /// assert_eq!(pool.install(blitz_runtime::current_num_threads), 2);
+    /// ```
     pub fn install<OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce() -> R + Send,
@@ -288,6 +371,12 @@ impl ThreadPool {
     }
 
     /// Runs `op` on a worker of this pool with that worker's context (see [`Worker::join`]).
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (a, b) = pool.install_with_worker(|w| w.join(|_| 1, |_| 2));
+    /// assert_eq!(a + b, 3);
+    /// ```
     pub fn install_with_worker<OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce(&Worker) -> R + Send,
@@ -297,6 +386,11 @@ impl ThreadPool {
     }
 
     /// [`join`](crate::join) on this pool.
+    ///
+    /// ```
+    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.join(|| "a", || "b"), ("a", "b"));
+    /// ```
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce() -> RA + Send,
@@ -434,6 +528,12 @@ pub fn current_num_threads() -> usize {
 }
 
 /// The index of the current thread in its pool, or `None` outside every pool.
+///
+/// ```
+/// assert_eq!(blitz_runtime::current_thread_index(), None);
+/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// assert!(pool.install(blitz_runtime::current_thread_index).is_some());
+/// ```
 pub fn current_thread_index() -> Option<usize> {
     Worker::current().map(Worker::index)
 }

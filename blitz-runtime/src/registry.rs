@@ -303,6 +303,23 @@ thread_local! {
 /// Generated code and the fast-path APIs receive a `&Worker` and pass it down the recursion,
 /// so the thread-local lookup happens once per call tree rather than once per fork. A `&Worker`
 /// cannot leave its thread (`Worker` is `!Sync`).
+///
+/// Get one with [`with_worker`](crate::with_worker),
+/// [`ThreadPool::install_with_worker`](crate::ThreadPool::install_with_worker) or
+/// [`Worker::with_current`]; fork with [`Worker::join`].
+///
+/// ```
+/// use blitz_runtime::Worker;
+///
+/// fn count(w: &Worker, depth: u32) -> u64 {
+///     if depth == 0 {
+///         return 1;
+///     }
+///     let (a, b) = w.join(|w| count(w, depth - 1), |w| count(w, depth - 1));
+///     a + b
+/// }
+/// assert_eq!(blitz_runtime::with_worker(|w| count(w, 10)), 1024);
+/// ```
 pub struct Worker {
     index: usize,
     registry: Arc<Registry>,

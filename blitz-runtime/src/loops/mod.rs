@@ -40,6 +40,43 @@ use splitter::Splitter;
 /// A splittable sequence for parallel loops.
 ///
 /// Splitting must preserve order: `par_split_at(i)` yields the first `i` items and the rest.
+///
+/// Implement it to make a type usable with [`for_each_piece`], [`reduce_pieces`], the
+/// searches and `par_for!`:
+///
+/// ```
+/// use blitz_runtime::ParallelSource;
+/// use std::ops::Range;
+///
+/// /// The squares of the numbers in a range.
+/// struct Squares(Range<u64>);
+///
+/// impl IntoIterator for Squares {
+///     type Item = u64;
+///     type IntoIter = std::iter::Map<Range<u64>, fn(u64) -> u64>;
+///     fn into_iter(self) -> Self::IntoIter {
+///         self.0.map(|i| i * i)
+///     }
+/// }
+///
+/// impl ParallelSource for Squares {
+///     fn par_len(&self) -> usize {
+///         (self.0.end - self.0.start) as usize
+///     }
+///     fn par_split_at(self, index: usize) -> (Self, Self) {
+///         let mid = self.0.start + index as u64;
+///         (Squares(self.0.start..mid), Squares(mid..self.0.end))
+///     }
+/// }
+///
+/// let total = blitz_runtime::reduce_pieces(
+///     Squares(0..1000),
+///     0,
+///     |piece| piece.into_iter().sum::<u64>(),
+///     |a, b| a + b,
+/// );
+/// assert_eq!(total, (0..1000u64).map(|i| i * i).sum());
+/// ```
 pub trait ParallelSource: Sized + Send + IntoIterator {
     /// The number of items.
     fn par_len(&self) -> usize;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the book and the API docs, and tests every Rust snippet in the book.
+#
+#   1. installs mdbook if `mdbook --version` does not work;
+#   2. builds the `blitz` crate into a dedicated target dir, so that `mdbook test -L` sees
+#      exactly one build of each Blitz crate (a shared deps dir that holds several builds of
+#      one crate makes rustdoc fail with "multiple candidates for rlib");
+#   3. `mdbook build book` and `mdbook test book`;
+#   4. `cargo doc --workspace --no-deps` with warnings denied.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! mdbook --version >/dev/null 2>&1; then
+    cargo install mdbook --locked
+fi
+
+deps_dir=target/book-deps
+cargo build -p blitz --target-dir "$deps_dir"
+# A toolchain update gives the crates new hashes, leaving the old builds next to the new ones:
+# start the dedicated dir afresh if any Blitz crate has more than one build there.
+builds_of() {
+    find "$deps_dir/debug/deps" -maxdepth 1 -name "lib$1-*.$2" | wc -l
+}
+if [ "$(builds_of blitz rlib)" -ne 1 ] || [ "$(builds_of blitz_runtime rlib)" -ne 1 ] ||
+    [ "$(builds_of blitz_macros "*")" -ne 1 ]; then
+    rm -rf "$deps_dir"
+    cargo build -p blitz --target-dir "$deps_dir"
+fi
+
+mdbook build book
+mdbook test book -L "$deps_dir/debug/deps"
+
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
