@@ -343,31 +343,36 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
         .inputs
         .insert(0, syn::parse_quote!(#w: &#krate::__private::Worker));
 
-    let (inner_body, serial_fn) = match &args.cutoff {
-        None => (par_body.to_token_stream(), quote!()),
+    // The fork-free clone: the body as written, its self-calls renamed to the clone. Used
+    // under `cutoff`, and for the whole call tree when the pool has a single worker (nobody
+    // could take a forked job, so this is the program serial elision promises, at full
+    // sequential speed: no worker context is threaded through the recursion).
+    let mut serial_body = (*func.block).clone();
+    RenameSelfCalls { names }.visit_block_mut(&mut serial_body);
+    let mut serial_sig = inner_sig.clone();
+    serial_sig.ident = serial.clone();
+    let serial_fn = quote! {
+        #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+        #serial_sig #serial_body
+    };
+    let inner_body = match &args.cutoff {
+        None => par_body.to_token_stream(),
         Some(cutoff) => {
-            let mut serial_body = (*func.block).clone();
-            RenameSelfCalls { names }.visit_block_mut(&mut serial_body);
-            let mut serial_sig = inner_sig.clone();
-            serial_sig.ident = serial.clone();
             let cut = Ident::new("__blitz_cut", Span::mixed_site());
             let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
-            (
-                quote!({
-                    #cut_let
-                    if #cut #serial_body else #par_body
-                }),
-                quote! {
-                    #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-                    #serial_sig #serial_body
-                },
-            )
+            // The serial body inline (its recursion goes to the clone): the inner fn's
+            // parameters may be patterns, which could not be forwarded to the clone by name.
+            quote!({
+                #cut_let
+                if #cut #serial_body else #par_body
+            })
         }
     };
     let call = quote!(#inner #turbofish(#w, #(#forwarded),*));
-    let call = match &sig.unsafety {
-        Some(_) => quote!(unsafe { #call }),
-        None => call,
+    let serial_call = quote!(#serial #turbofish(#(#forwarded),*));
+    let (call, serial_call) = match &sig.unsafety {
+        Some(_) => (quote!(unsafe { #call }), quote!(unsafe { #serial_call })),
+        None => (call, serial_call),
     };
     quote! {
         #(#attrs)*
@@ -375,7 +380,9 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
             #[allow(clippy::too_many_arguments)]
             #inner_fn_sig #inner_body
             #serial_fn
-            #krate::__private::with_worker(move |#w| #call)
+            #krate::__private::with_worker(move |#w| {
+                if #w.num_threads() == 1 { #serial_call } else { #call }
+            })
         }
     }
 }

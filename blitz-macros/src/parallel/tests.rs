@@ -40,7 +40,16 @@ fn fib() {
                     __blitz_r0 + __blitz_r1
                 }
             }
-            ::blitz::__private::with_worker(move |__blitz_w| __blitz_fib(__blitz_w, n))
+            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            fn __blitz_fib_serial(n: u64) -> u64 {
+                if n < 2 {
+                    return n;
+                }
+                __blitz_fib_serial(n - 1) + __blitz_fib_serial(n - 2)
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| {
+                if __blitz_w.num_threads() == 1 { __blitz_fib_serial(n) } else { __blitz_fib(__blitz_w, n) }
+            })
         }
     };
     assert_eq!(
@@ -177,7 +186,19 @@ fn quicksort_forks_consecutive_statements() {
                 );
                 let (_, _,) = (__blitz_r0, __blitz_r1,);
             }
-            ::blitz::__private::with_worker(move |__blitz_w| __blitz_quicksort::<T>(__blitz_w, v))
+            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            fn __blitz_quicksort_serial<T: Ord + Send>(v: &mut [T]) {
+                if v.len() <= 1 {
+                    return;
+                }
+                let mid = partition(v);
+                let (lo, hi) = v.split_at_mut(mid);
+                __blitz_quicksort_serial(lo);
+                __blitz_quicksort_serial(&mut hi[1..]);
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| {
+                if __blitz_w.num_threads() == 1 { __blitz_quicksort_serial::<T>(v) } else { __blitz_quicksort::<T>(__blitz_w, v) }
+            })
         }
     };
     assert_eq!(
@@ -247,7 +268,13 @@ fn three_way_fork_nests_joins_and_applies_try_in_order() {
                     __blitz_r0? + __blitz_r1? + __blitz_r2?
                 })
             }
-            ::blitz::__private::with_worker(move |__blitz_w| __blitz_count(__blitz_w, t))
+            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            fn __blitz_count_serial(t: &Tree) -> Result<u64, E> {
+                Ok(__blitz_count_serial(&t.a)? + __blitz_count_serial(&t.b)? + __blitz_count_serial(&t.c)?)
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| {
+                if __blitz_w.num_threads() == 1 { __blitz_count_serial(t) } else { __blitz_count(__blitz_w, t) }
+            })
         }
     };
     assert_eq!(
@@ -325,7 +352,20 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
                     }
                 }
             }
-            ::blitz::__private::with_worker(move |__blitz_w| __blitz_f(__blitz_w, n))
+            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            fn __blitz_f_serial(n: u64) -> P {
+                P {
+                    l: __blitz_f_serial(n - 1).l,
+                    r: __blitz_f_serial(n - 2).r.max(g(n)),
+                }
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| {
+                if __blitz_w.num_threads() == 1 {
+                    __blitz_f_serial(n)
+                } else {
+                    __blitz_f(__blitz_w, n)
+                }
+            })
         }
     );
     assert_eq!(
@@ -364,7 +404,16 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
                 let (a, _) = (__blitz_r0, __blitz_r1);
                 __blitz_r2
             }
-            ::blitz::__private::with_worker(move |__blitz_w| __blitz_f(__blitz_w, n))
+            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            fn __blitz_f_serial(n: u64) -> u64 {
+                let a = __blitz_f_serial(n - 1);
+                let a = __blitz_f_serial(n - 2) + a;
+                __blitz_f_serial(n - 3);
+                __blitz_f_serial(n - 4)
+            }
+            ::blitz::__private::with_worker(move |__blitz_w| {
+                if __blitz_w.num_threads() == 1 { __blitz_f_serial(n) } else { __blitz_f(__blitz_w, n) }
+            })
         }
     );
     assert_eq!(
