@@ -3,7 +3,13 @@
 //! wake-up latency of the three pools.
 //!
 //! `cargo bench --bench suite` runs it all, prints a table and writes
-//! `target/blitz-bench/results.csv` and `target/blitz-bench/ratios.svg`.
+//! `target/blitz-bench/results.csv`, `results.md` (the same as Markdown tables) and
+//! `ratios.svg`.
+//!
+//! CSV columns: `workload, implementation, threads, median_us, p90_us, ratio_to_sequential`
+//! (median time / sequential median time, empty where there is no sequential version). The
+//! idle rows' `median_us` is the CPU time all threads used during 1 s of idleness (10,000 us =
+//! 1% of a core) and their `p90_us` the largest of the tries.
 //!
 //! * `BLITZ_BENCH_THREADS=1,2,4` sets the thread counts (default `1,2`);
 //! * `BLITZ_BENCH_BUDGET_MS=500` sets the time spent sampling each case (default 2000);
@@ -438,6 +444,48 @@ fn cpu_us_during(f: impl FnOnce()) -> f64 {
     ns as f64 / 1e3
 }
 
+/// Busy and total clock ticks of the whole machine so far (the `cpu` line of `/proc/stat`).
+fn machine_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal ...: idle and iowait are not busy.
+    let total: u64 = fields.iter().take(8).sum();
+    let idle = fields.get(3).copied().unwrap_or(0) + fields.get(4).copied().unwrap_or(0);
+    (total - idle, total)
+}
+
+/// Clock ticks of CPU this process has used (every thread, exited ones included).
+fn own_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<u64> = after
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)
+}
+
+/// What other processes used of the machine between two readings of `machine_ticks` and
+/// `own_ticks`, in CPUs on average: contention the timings could not avoid.
+fn foreign_load(before: ((u64, u64), u64), after: ((u64, u64), u64), cpus: usize) -> f64 {
+    let (((busy0, total0), own0), ((busy1, total1), own1)) = (before, after);
+    let per_cpu_ticks = (total1 - total0) as f64 / cpus.max(1) as f64;
+    let foreign = (busy1 - busy0).saturating_sub(own1 - own0) as f64;
+    if per_cpu_ticks > 0.0 {
+        foreign / per_cpu_ticks
+    } else {
+        0.0
+    }
+}
+
 const IDLE: Duration = Duration::from_secs(1);
 const IDLE_TRIES: usize = 3;
 
@@ -613,6 +661,91 @@ fn write_csv(rows: &[Row], path: &Path) -> std::io::Result<()> {
     std::fs::write(path, csv)
 }
 
+/// The results as two Markdown tables (the README's): time and ratio to sequential per workload
+/// and implementation; then idle CPU and wake latency per pool.
+fn markdown(rows: &[Row], threads: &[usize]) -> String {
+    let find = |w: &str, i: &str, t: usize| {
+        rows.iter()
+            .find(|r| r.workload == w && r.implementation == i && r.threads == t)
+    };
+    let mut workloads: Vec<&str> = Vec::new();
+    let mut probes: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        if r.ratio.is_some() {
+            if !workloads.contains(&r.workload.as_str()) {
+                workloads.push(&r.workload);
+            }
+        } else if !probes.contains(&(r.workload.as_str(), r.implementation.as_str())) {
+            probes.push((&r.workload, &r.implementation));
+        }
+    }
+    let mut md = String::new();
+    if !workloads.is_empty() {
+        md.push_str("| workload | sequential |");
+        for i in IMPLS {
+            for t in threads {
+                write!(md, " {i} {t}T |").unwrap();
+            }
+        }
+        md.push_str("\n|---|---:|");
+        md.push_str(&"---:|".repeat(IMPLS.len() * threads.len()));
+        md.push('\n');
+        for w in &workloads {
+            let seq = find(w, "sequential", 1).map_or("-".into(), |r| fmt_us(r.median_us));
+            write!(md, "| {w} | {seq} |").unwrap();
+            for i in IMPLS {
+                for &t in threads {
+                    match find(w, i, t) {
+                        Some(r) => write!(
+                            md,
+                            " {} (x{:.2}) |",
+                            fmt_us(r.median_us),
+                            r.ratio.unwrap_or(f64::NAN)
+                        )
+                        .unwrap(),
+                        None => md.push_str(" - |"),
+                    }
+                }
+            }
+            md.push('\n');
+        }
+    }
+    if !probes.is_empty() {
+        md.push_str("\n| probe | pool |");
+        for t in threads {
+            write!(md, " {t}T |").unwrap();
+        }
+        md.push_str("\n|---|---|");
+        md.push_str(&"---:|".repeat(threads.len()));
+        md.push('\n');
+        for (w, i) in &probes {
+            write!(md, "| {w} | {i} |").unwrap();
+            for &t in threads {
+                match find(w, i, t) {
+                    // Idle rows hold the CPU time used in 1 s: as a share of one core.
+                    Some(r) if r.workload.starts_with("idle") => write!(
+                        md,
+                        " {:.3}% of a core (max {:.3}%) |",
+                        r.median_us / 1e4,
+                        r.p90_us / 1e4
+                    )
+                    .unwrap(),
+                    Some(r) => write!(
+                        md,
+                        " median {}, p90 {} |",
+                        fmt_us(r.median_us),
+                        fmt_us(r.p90_us)
+                    )
+                    .unwrap(),
+                    None => md.push_str(" - |"),
+                }
+            }
+            md.push('\n');
+        }
+    }
+    md
+}
+
 fn impl_color(implementation: &str) -> RGBColor {
     match implementation {
         "blitz-dsl" => RGBColor(200, 30, 30),
@@ -765,6 +898,7 @@ fn main() {
         sequential: HashMap::new(),
     };
     let started = Instant::now();
+    let ticks_before = (machine_ticks(), own_ticks());
 
     // Idle CPU and wake latency first, while no other pool or big allocation exists.
     idle_cpu(&mut suite);
@@ -779,14 +913,23 @@ fn main() {
     quicksort(&mut suite);
     matmul(&mut suite);
 
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let foreign = foreign_load(ticks_before, (machine_ticks(), own_ticks()), cpus);
     let dir = out_dir();
     std::fs::create_dir_all(&dir).expect("create the output directory");
     let csv = dir.join("results.csv");
     write_csv(&suite.rows, &csv).expect("write results.csv");
+    let md = format!(
+        "{}\nOther processes used {foreign:.2} of the {cpus} CPUs on average during the run.\n",
+        markdown(&suite.rows, &threads)
+    );
+    std::fs::write(dir.join("results.md"), &md).expect("write results.md");
+    println!("\n{md}");
     let svg = dir.join("ratios.svg");
     write_chart(&suite.rows, &threads, &svg).expect("draw ratios.svg");
     println!(
-        "\n{} cases in {:.0} s; wrote {} and {}",
+        "\n{} cases in {:.0} s on {cpus} logical CPUs; other processes used {foreign:.2} CPUs \
+         on average meanwhile; wrote {} and {}",
         suite.rows.len(),
         started.elapsed().as_secs_f64(),
         csv.display(),
