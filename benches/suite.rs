@@ -212,7 +212,7 @@ fn tree(suite: &mut Suite, n: usize, workload: &str) {
     );
     for &t in &suite.threads.clone() {
         let pool = blitz_pool(t);
-        let run = |()| pool.install(|| tree_dsl(Some(black_box(root))));
+        let run = |()| pool.install(|| tree_dsl(black_box(root)));
         suite.case((workload, "blitz-dsl", t), || (), run, ok);
         let run = |()| pool.install_with_worker(|w| tree_blitz(w, black_box(root)));
         suite.case((workload, "blitz-raw", t), || (), run, ok);

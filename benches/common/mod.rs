@@ -135,13 +135,21 @@ pub fn tree_seq(node: &Node) -> u64 {
     node.value + l + r
 }
 
-/// The DSL form: the two recursive calls are sibling operands, so they fork.
+/// The DSL form, shaped like `tree_seq` (no call for a missing child): the two statements
+/// each recurse and neither uses the other's binding, so they fork.
 #[blitz::parallel]
-pub fn tree_dsl(node: Option<&Node>) -> u64 {
-    match node {
-        None => 0,
-        Some(n) => n.value + tree_dsl(n.left.as_deref()) + tree_dsl(n.right.as_deref()),
-    }
+pub fn tree_dsl(node: &Node) -> u64 {
+    let l = if let Some(n) = node.left.as_deref() {
+        tree_dsl(n)
+    } else {
+        0
+    };
+    let r = if let Some(n) = node.right.as_deref() {
+        tree_dsl(n)
+    } else {
+        0
+    };
+    node.value + l + r
 }
 
 pub fn tree_blitz(w: &blitz::Worker, node: &Node) -> u64 {
