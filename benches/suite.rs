@@ -13,7 +13,9 @@
 //!
 //! * `BLITZ_BENCH_THREADS=1,2,4` sets the thread counts (default `1,2`);
 //! * `BLITZ_BENCH_BUDGET_MS=500` sets the time spent sampling each case (default 2000);
-//! * arguments that do not start with `-` keep only the workloads whose name contains one.
+//! * arguments that do not start with `-` keep only the workloads whose name contains one;
+//! * `BLITZ_BENCH_REDRAW=path/to/results.csv` redraws `ratios.svg` and `results.md` from an
+//!   earlier run without measuring.
 //!
 //! Each case: its result is checked against the sequential one (on a warm-up run), then it is
 //! timed in samples until the budget is spent (at least 5, at most 51 samples). Cases shorter
@@ -746,6 +748,28 @@ fn markdown(rows: &[Row], threads: &[usize]) -> String {
     md
 }
 
+/// Ticks for the log axis: 1, 2, 5 per decade, plus quarters below 1 where the faster-than-
+/// sequential bars end (plotters' own log ticks skip that region).
+fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let mut ticks = vec![0.25, 0.5, 0.75];
+    let mut decade = 1.0;
+    while decade <= hi {
+        ticks.extend([decade, 2.0 * decade, 5.0 * decade]);
+        decade *= 10.0;
+    }
+    let mut small = 0.1;
+    while small >= lo {
+        ticks.extend(
+            [small, small * 2.0, small * 5.0]
+                .iter()
+                .filter(|&&t| t < 0.25),
+        );
+        small /= 10.0;
+    }
+    ticks.retain(|&t| t >= lo && t <= hi);
+    ticks
+}
+
 fn impl_color(implementation: &str) -> RGBColor {
     match implementation {
         "blitz-dsl" => RGBColor(200, 30, 30),
@@ -817,7 +841,7 @@ fn write_chart(
         .margin(20)
         .x_label_area_size(50)
         .y_label_area_size(90)
-        .build_cartesian_2d(x, (lo..hi).log_scale())?;
+        .build_cartesian_2d(x, (lo..hi).log_scale().with_key_points(y_ticks(lo, hi)))?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -873,7 +897,49 @@ fn write_chart(
     Ok(())
 }
 
+/// Rows read back from a `results.csv` this suite wrote.
+fn read_csv(path: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).expect("read the CSV to redraw");
+    text.lines()
+        .skip(1)
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f.len(), 6, "not a results.csv line: {line}");
+            Row {
+                workload: f[0].to_string(),
+                implementation: f[1].to_string(),
+                threads: f[2].parse().expect("threads"),
+                median_us: f[3].parse().expect("median_us"),
+                p90_us: f[4].parse().expect("p90_us"),
+                ratio: f[5].parse().ok(),
+            }
+        })
+        .collect()
+}
+
 fn main() {
+    // Redraw the chart and tables from an earlier CSV, measuring nothing.
+    if let Some(csv) = std::env::var_os("BLITZ_BENCH_REDRAW") {
+        let rows = read_csv(Path::new(&csv));
+        let mut threads: Vec<usize> = rows
+            .iter()
+            .filter(|r| r.implementation != "sequential")
+            .map(|r| r.threads)
+            .collect();
+        threads.sort_unstable();
+        threads.dedup();
+        let dir = out_dir();
+        std::fs::create_dir_all(&dir).expect("create the output directory");
+        std::fs::write(dir.join("results.md"), markdown(&rows, &threads)).expect("results.md");
+        write_chart(&rows, &threads, &dir.join("ratios.svg")).expect("draw ratios.svg");
+        println!(
+            "redrew {} from {}",
+            dir.display(),
+            Path::new(&csv).display()
+        );
+        return;
+    }
     let threads: Vec<usize> = std::env::var("BLITZ_BENCH_THREADS")
         .unwrap_or_else(|_| "1,2".into())
         .split(',')
