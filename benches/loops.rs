@@ -6,10 +6,11 @@
 
 use std::hint::black_box;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
+use common::*;
 use divan::Bencher;
-use rayon::prelude::*;
+
+mod common;
 
 fn main() {
     divan::main();
@@ -20,22 +21,12 @@ const THREADS: [usize; 2] = [1, 2];
 
 fn blitz_pool(threads: usize) -> &'static blitz::ThreadPool {
     static POOLS: [OnceLock<blitz::ThreadPool>; 2] = [OnceLock::new(), OnceLock::new()];
-    POOLS[threads - 1].get_or_init(|| {
-        blitz::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("blitz pool")
-    })
+    POOLS[threads - 1].get_or_init(|| common::blitz_pool(threads))
 }
 
 fn rayon_pool(threads: usize) -> &'static rayon::ThreadPool {
     static POOLS: [OnceLock<rayon::ThreadPool>; 2] = [OnceLock::new(), OnceLock::new()];
-    POOLS[threads - 1].get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("rayon pool")
-    })
+    POOLS[threads - 1].get_or_init(|| common::rayon_pool(threads))
 }
 
 /// Sum of 100M `u64`s stored in a slice (800 MB; a range would let LLVM replace the sequential
@@ -47,7 +38,7 @@ mod sum_100m_u64 {
 
     fn data() -> &'static [u64] {
         static DATA: OnceLock<Vec<u64>> = OnceLock::new();
-        DATA.get_or_init(|| (0..N as u64).map(|i| i ^ (i >> 3)).collect())
+        DATA.get_or_init(|| sum_data(N))
     }
 
     fn expected() -> u64 {
@@ -57,19 +48,12 @@ mod sum_100m_u64 {
 
     fn blitz_sum(threads: usize) -> u64 {
         let v = data();
-        blitz_pool(threads).install(|| {
-            blitz::reduce_pieces(
-                v,
-                0,
-                |piece: &[u64]| piece.iter().sum::<u64>(),
-                |a, b| a + b,
-            )
-        })
+        blitz_pool(threads).install(|| sum_blitz(v))
     }
 
     fn rayon_sum(threads: usize) -> u64 {
         let v = data();
-        rayon_pool(threads).install(|| v.par_iter().sum::<u64>())
+        rayon_pool(threads).install(|| sum_rayon(v))
     }
 
     #[divan::bench(sample_count = 20, sample_size = 1)]
@@ -97,32 +81,28 @@ mod map_reduce_sqrt_100m {
 
     const N: u64 = 100_000_000;
 
-    fn root(i: u64) -> f64 {
-        (i as f64).sqrt()
-    }
-
     fn expected() -> f64 {
         static EXPECTED: OnceLock<f64> = OnceLock::new();
-        *EXPECTED.get_or_init(|| (0..N).map(root).sum())
+        *EXPECTED.get_or_init(|| sqrt_seq(N))
     }
 
     /// Parallel sums associate differently: equal up to rounding.
     fn check(got: f64) {
         let want = expected();
-        assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
+        assert!(close(got, want), "{got} vs {want}");
     }
 
     fn blitz_map_reduce(threads: usize) -> f64 {
-        blitz_pool(threads).install(|| blitz::map_reduce(0..N, 0, || 0.0, root, |a, b| a + b))
+        blitz_pool(threads).install(|| sqrt_blitz(N))
     }
 
     fn rayon_map_reduce(threads: usize) -> f64 {
-        rayon_pool(threads).install(|| (0..N).into_par_iter().map(root).sum::<f64>())
+        rayon_pool(threads).install(|| sqrt_rayon(N))
     }
 
     #[divan::bench(sample_count = 20, sample_size = 1)]
     fn sequential(bencher: Bencher) {
-        bencher.bench(|| (0..black_box(N)).map(root).sum::<f64>());
+        bencher.bench(|| sqrt_seq(black_box(N)));
     }
 
     #[divan::bench(args = THREADS, sample_count = 20, sample_size = 1)]
@@ -142,27 +122,8 @@ mod map_reduce_sqrt_100m {
 mod two_coarse_tasks {
     use super::*;
 
-    /// One step of a 64-bit LCG: a dependency chain the optimiser cannot shorten.
-    fn spin(iterations: u64, seed: u64) -> u64 {
-        let mut x = seed;
-        for _ in 0..iterations {
-            x = black_box(x)
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-        }
-        x
-    }
-
-    /// The iteration count that takes about 100 ms here, measured once.
     fn iterations() -> u64 {
-        static ITERATIONS: OnceLock<u64> = OnceLock::new();
-        *ITERATIONS.get_or_init(|| {
-            let probe = 10_000_000;
-            let start = Instant::now();
-            black_box(spin(probe, 1));
-            let elapsed = start.elapsed().max(Duration::from_micros(1));
-            (probe as f64 * 0.1 / elapsed.as_secs_f64()) as u64
-        })
+        spin_iterations(100)
     }
 
     fn expected() -> (u64, u64) {
