@@ -371,9 +371,8 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
     let call = quote!(#inner #turbofish(#w, #(#forwarded),*));
     let serial_call = quote!(#serial #turbofish(#(#forwarded),*));
     let (call, serial_call) = match &sig.unsafety {
-        // SAFETY (of the generated blocks): the user's fn is an `unsafe fn`; its wrapper calls
-        // the nested copies with the very arguments its caller vouched for, so the caller's
-        // obligations carry over unchanged.
+        // SAFETY (generated): the user's fn is an `unsafe fn` and its wrapper passes the nested
+        // copies exactly the arguments its caller vouched for: the obligations carry over.
         Some(_) => (quote!(unsafe { #call }), quote!(unsafe { #serial_call })),
         None => (call, serial_call),
     };

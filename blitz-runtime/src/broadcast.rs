@@ -100,9 +100,8 @@ where
         latch.increment();
     }
     let job_refs = jobs.iter().map(|job| {
-        // SAFETY: `jobs` is neither moved nor dropped until `latch` (which every job sets when
-        // done) has reached zero: we wait for it below, and nothing between here and the wait
-        // can unwind.
+        // SAFETY: `jobs` stays in place until `latch` (set by every job) reaches zero: we wait
+        // for it below, and nothing between here and the wait can unwind.
         unsafe { job.as_job_ref() }
     });
     owner.registry().inject_broadcast(job_refs);

@@ -108,10 +108,9 @@ impl Worker {
         RB: Send,
     {
         let job_b = StackJob::new(b, OnceLatch::new(self));
-        // SAFETY: `job_b` stays in this frame until it is either run inline (while private or
-        // after popping it back) or its latch is observed set; every path below, including the
-        // panic paths, does one of these before returning or unwinding. Its record in the
-        // frame ring is dropped (by `leave_recorded_fork`) before `job_b` goes out of scope.
+        // Every path below (panics included) runs `job_b` inline or sees its latch set before
+        // leaving this frame, and `leave_recorded_fork` drops its ring record before that.
+        // SAFETY: so `job_b` outlives every use of the `JobRef`, and runs at most once.
         self.record_fork(depth, unsafe { job_b.as_job_ref() });
         if depth < EAGER_DEPTH {
             // Near the root: publish now (this is the oldest private fork, as every fork
@@ -168,8 +167,7 @@ impl Worker {
             match self.take_local_job() {
                 Some(job) if job == job_b_ref => {
                     // Not stolen after all: run it as a plain call.
-                    // SAFETY: we popped the only `JobRef` to it, so no other thread can reach
-                    // it and it has not run.
+                    // SAFETY: we popped its only `JobRef`: nobody else can reach it, it never ran.
                     let value_b = unsafe { job_b.run_inline(self) };
                     return (value_a, value_b);
                 }

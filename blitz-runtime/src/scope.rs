@@ -173,9 +173,8 @@ impl<'scope> Scope<'scope> {
             // our last access to it.
             unsafe { Latch::set(&scope.job_completed_latch) };
         });
-        // SAFETY: the job is executed exactly once (deques and the injector hand each job to
-        // one taker, and the pool outlives the scope, which waits for it); everything `body`
-        // borrows outlives `'scope`, which outlives the owner's wait for this task.
+        // Deques and the injector hand each job to one taker, and the scope waits for it.
+        // SAFETY: so it runs exactly once, and all `body` borrows outlives that (`'scope`).
         let job_ref = unsafe { job.into_job_ref() };
         self.registry.inject_or_push(job_ref);
     }

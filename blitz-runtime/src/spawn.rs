@@ -65,9 +65,8 @@ where
         // The job is done: release the pool.
         job_registry.terminate();
     });
-    // SAFETY: the job is executed exactly once: the deque or injector hands it to one worker,
-    // and the terminate count it holds keeps the workers running until it has been. It
-    // borrows nothing (`'static`).
+    // The deque or injector hands it to one worker; its terminate count keeps workers alive.
+    // SAFETY: so it runs exactly once, and it borrows nothing (`'static`).
     let job_ref = unsafe { job.into_job_ref() };
     registry.inject_or_push(job_ref);
 }
