@@ -124,17 +124,8 @@ impl Worker {
 
         if !self.leave_recorded_fork(depth) {
             // Still private: nobody else can reach `job_b`.
-            return match result_a {
-                // SAFETY: private, so not run before and not reachable by any other thread.
-                Ok(value_a) => (value_a, unsafe { job_b.run_inline(self) }),
-                Err(payload) => {
-                    // Both closures finish before the panic propagates; `a`'s panic wins.
-                    // SAFETY: as above.
-                    let _ =
-                        panic::catch_unwind(AssertUnwindSafe(|| unsafe { job_b.run_inline(self) }));
-                    panic::resume_unwind(payload)
-                }
-            };
+            // SAFETY: private, so not run before and not reachable by any other thread.
+            return self.finish_inline(result_a, |w| unsafe { job_b.run_inline(w) });
         }
         self.join_promoted(&job_b, result_a)
     }

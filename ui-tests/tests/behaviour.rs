@@ -497,23 +497,10 @@ fn sort_tail(v: &mut [i32]) {
     if v.len() <= 1 {
         return;
     }
-    let p = partition_i32(v);
+    let p = partition(v);
     let (lo, hi) = v.split_at_mut(p);
     sort_tail(lo);
     sort_tail(&mut hi[1..])
-}
-
-fn partition_i32(v: &mut [i32]) -> usize {
-    let last = v.len() - 1;
-    let mut store = 0;
-    for i in 0..last {
-        if v[i] <= v[last] {
-            v.swap(i, store);
-            store += 1;
-        }
-    }
-    v.swap(store, last);
-    store
 }
 
 #[test]
