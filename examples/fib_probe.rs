@@ -17,6 +17,26 @@ fn fib(w: &blitz::Worker, n: u64) -> u64 {
     a + b
 }
 
+fn fib_plain(w: &blitz::Worker, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    w.poll_work_request();
+    fib_plain(w, n - 1) + fib_plain(w, n - 2)
+}
+
+fn fib_lazy(w: &blitz::Worker, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = if w.fork_is_plain() {
+        (fib_plain(w, n - 1), fib_plain(w, n - 2))
+    } else {
+        w.join(|w| fib_lazy(w, n - 1), |w| fib_lazy(w, n - 2))
+    };
+    a + b
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().map_or(30, |a| a.parse().unwrap());
@@ -29,6 +49,7 @@ fn main() {
     let start = std::time::Instant::now();
     let r = match mode.as_str() {
         "seq" => fib_seq(std::hint::black_box(n)),
+        "lazy" => pool.install_with_worker(|w| fib_lazy(w, std::hint::black_box(n))),
         _ => pool.install_with_worker(|w| fib(w, std::hint::black_box(n))),
     };
     let elapsed = start.elapsed();

@@ -82,6 +82,28 @@ impl Worker {
         self.join_recorded(depth, a, b)
     }
 
+    /// True if a fork made here now could never be promoted while pending (it is beyond the
+    /// recorded frames, see `registry::FRAME_WINDOW`, or this worker is alone). Nothing forked
+    /// below such a fork can be promoted either, so generated code (`#[parallel]`) runs the
+    /// whole subtree as plain recursion that only [`poll_work_request`](Self::poll_work_request)s
+    /// at its fork points: what [`join`](Self::join) would do there, minus the bookkeeping.
+    #[doc(hidden)]
+    #[inline]
+    pub fn fork_is_plain(&self) -> bool {
+        self.is_alone() || !self.fork_is_recordable()
+    }
+
+    /// Answers an idle peer's request for work by promoting our oldest private fork, if one is
+    /// pending. The fork-point check of plain recursion (see [`fork_is_plain`](Self::fork_is_plain)):
+    /// one relaxed load of a flag only peers write, and only while they are idle.
+    #[doc(hidden)]
+    #[inline]
+    pub fn poll_work_request(&self) {
+        if self.work_wanted() {
+            self.answer_work_request();
+        }
+    }
+
     /// Runs `b` inline after `a` finished (or panicked): the join of a fork nobody else can
     /// reach. Both closures finish before a panic propagates; `a`'s panic wins.
     #[inline(always)]

@@ -444,12 +444,18 @@ impl Worker {
     /// promoted later) or may run as plain calls.
     #[inline]
     pub(crate) fn enter_fork(&self) -> (usize, bool) {
+        let record = self.fork_is_recordable();
         let depth = self.depth.get();
         self.depth.set(depth + 1);
-        // Recordable only directly above the recorded forks (records stay contiguous) and
-        // within the window above the promoted ones.
-        let record = depth == self.recorded.get() && depth < self.promoted.get() + FRAME_WINDOW;
         (depth, record)
+    }
+
+    /// Whether a fork entered now would be recorded: only directly above the recorded forks
+    /// (records stay contiguous) and within the window above the promoted ones.
+    #[inline]
+    pub(crate) fn fork_is_recordable(&self) -> bool {
+        let depth = self.depth.get();
+        depth == self.recorded.get() && depth < self.promoted.get() + FRAME_WINDOW
     }
 
     /// Records the job of the fork just entered at `depth` (when `enter_fork` said so).
