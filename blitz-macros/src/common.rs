@@ -2,7 +2,7 @@
 //! the check for control flow that would escape a closure.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -84,6 +84,33 @@ pub(crate) fn join_nest(
     }
     assert!(branches.len() >= 2, "join_nest needs two branches");
     go(worker, branches, 0, span)
+}
+
+/// The branches of a fork evaluated one after the other, as the tuple `(b0, (b1, b2))` that
+/// matches the pattern [`join_nest`] returns.
+pub(crate) fn tuple_nest(branches: &[Branch]) -> TokenStream {
+    let Branch { span, body } = &branches[0];
+    let first = quote_spanned!(*span=> #body);
+    if branches.len() == 2 {
+        let Branch { span, body } = &branches[1];
+        let second = quote_spanned!(*span=> #body);
+        quote!((#first, #second))
+    } else {
+        let rest = tuple_nest(&branches[1..]);
+        quote!((#first, #rest))
+    }
+}
+
+/// `expr` as a value of type `ty` when one is given: the annotation a closure's return type
+/// carries in a join, for a branch evaluated in place.
+pub(crate) fn typed_value(expr: &Expr, ty: Option<&syn::Type>) -> TokenStream {
+    match ty {
+        None => expr.to_token_stream(),
+        Some(ty) => {
+            let value = Ident::new("__blitz_typed", Span::mixed_site());
+            quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value })
+        }
+    }
 }
 
 /// What escaping control flow is checked for, and how to phrase the error.

@@ -193,8 +193,11 @@ struct Names {
     name: Ident,
     /// The nested fn taking the worker (free fns only).
     inner: Ident,
-    /// The nested fork-free clone (free fns with a cutoff only).
+    /// The nested fork-free clone (free fns only): below `cutoff`, and on one worker.
     serial: Ident,
+    /// The nested clone for subtrees that cannot be promoted (free fns only): plain recursion
+    /// that polls for work requests at its fork points.
+    plain: Ident,
 }
 
 fn expand(args: Args, func: ItemFn, mode: Mode) -> syn::Result<TokenStream> {
@@ -204,17 +207,15 @@ fn expand(args: Args, func: ItemFn, mode: Mode) -> syn::Result<TokenStream> {
         worker: common::worker_ident(),
         inner: format_ident!("__blitz_{}", name),
         serial: format_ident!("__blitz_{}_serial", name),
+        plain: format_ident!("__blitz_{}_plain", name),
         name,
     };
-    let mut body = (*func.block).clone();
-    let mut rw = Rewriter {
-        names: &names,
-        mode: &mode,
-        forward_crate: args.krate.clone(),
-        forks: 0,
-        error: None,
-        in_loop: 0,
+    let style = match mode {
+        Mode::Free => Style::JoinOrPlain,
+        Mode::Method => Style::Join,
     };
+    let mut body = (*func.block).clone();
+    let mut rw = Rewriter::new(&names, &mode, args.krate.clone(), style);
     rw.visit_block_mut(&mut body);
     if let Some(e) = rw.error {
         return Err(e);
@@ -239,7 +240,15 @@ fn expand(args: Args, func: ItemFn, mode: Mode) -> syn::Result<TokenStream> {
         ));
     }
     Ok(match mode {
-        Mode::Free => expand_free(&args, &func, body, &names),
+        Mode::Free => {
+            let mut plain_body = (*func.block).clone();
+            let mut rw = Rewriter::new(&names, &mode, args.krate.clone(), Style::Plain);
+            rw.visit_block_mut(&mut plain_body);
+            if let Some(e) = rw.error {
+                return Err(e);
+            }
+            expand_free(&args, &func, body, plain_body, &names)
+        }
         Mode::Method => expand_method(&args, &func, body, &names),
     })
 }
@@ -278,7 +287,13 @@ fn expand_method(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> 
     }
 }
 
-fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> TokenStream {
+fn expand_free(
+    args: &Args,
+    func: &ItemFn,
+    par_body: Block,
+    plain_body: Block,
+    names: &Names,
+) -> TokenStream {
     let ItemFn {
         attrs, vis, sig, ..
     } = func;
@@ -355,18 +370,30 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
         #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
         #serial_sig #serial_body
     };
-    let inner_body = match &args.cutoff {
-        None => par_body.to_token_stream(),
+    // Under `cutoff`, the serial body inline (its recursion goes to the clone): the nested
+    // fns' parameters may be patterns, which could not be forwarded to the clone by name.
+    let with_cutoff = |body: Block| match &args.cutoff {
+        None => body.to_token_stream(),
         Some(cutoff) => {
             let cut = Ident::new("__blitz_cut", Span::mixed_site());
             let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
-            // The serial body inline (its recursion goes to the clone): the inner fn's
-            // parameters may be patterns, which could not be forwarded to the clone by name.
             quote!({
                 #cut_let
-                if #cut #serial_body else #par_body
+                if #cut #serial_body else #body
             })
         }
+    };
+    let inner_body = with_cutoff(par_body);
+
+    // The plain clone: where a fork could never be promoted while pending, nothing forked
+    // below it can be either (see `Worker::fork_is_plain`), so the inner fn hands such
+    // subtrees to this copy, whose fork points only poll for an idle peer's request.
+    let mut plain_sig = inner_fn_sig.clone();
+    plain_sig.ident = names.plain.clone();
+    let plain_body = with_cutoff(plain_body);
+    let plain_fn = quote! {
+        #[allow(clippy::too_many_arguments)]
+        #plain_sig #plain_body
     };
     let call = quote!(#inner #turbofish(#w, #(#forwarded),*));
     let serial_call = quote!(#serial #turbofish(#(#forwarded),*));
@@ -381,6 +408,7 @@ fn expand_free(args: &Args, func: &ItemFn, par_body: Block, names: &Names) -> To
         #vis #outer_sig {
             #[allow(clippy::too_many_arguments)]
             #inner_fn_sig #inner_body
+            #plain_fn
             #serial_fn
             #krate::__private::with_worker(move |#w| {
                 if #w.num_threads() == 1 { #serial_call } else { #call }
@@ -543,11 +571,24 @@ fn is_self_call(expr: &Expr, names: &Names, mode: &Mode) -> bool {
     }
 }
 
+/// What a fork point becomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// `Worker::join` (methods: they have no nested clones).
+    Join,
+    /// The inner fn of a free fn: `Worker::join`, unless the worker says a fork here could
+    /// never be promoted; then the branches call the plain clone, one after the other.
+    JoinOrPlain,
+    /// The plain clone: poll for a work request, then the branches one after the other.
+    Plain,
+}
+
 /// The fork-point rewriter.
 struct Rewriter<'a> {
     names: &'a Names,
     mode: &'a Mode,
     forward_crate: Option<Path>,
+    style: Style,
     forks: usize,
     error: Option<syn::Error>,
     /// Inside a loop: no forks and no redirected calls, but `fork_join!` still gets the
@@ -555,7 +596,70 @@ struct Rewriter<'a> {
     in_loop: usize,
 }
 
-impl Rewriter<'_> {
+impl<'a> Rewriter<'a> {
+    fn new(names: &'a Names, mode: &'a Mode, forward_crate: Option<Path>, style: Style) -> Self {
+        Rewriter {
+            names,
+            mode,
+            forward_crate,
+            style,
+            forks: 0,
+            error: None,
+            in_loop: 0,
+        }
+    }
+
+    /// The branch as the plain clone runs it, when this fork point has a plain form.
+    fn plain_twin(&mut self, branch: &Expr) -> Option<Expr> {
+        if self.style != Style::JoinOrPlain {
+            return None;
+        }
+        let mut twin = branch.clone();
+        let mut rw = Rewriter::new(
+            self.names,
+            self.mode,
+            self.forward_crate.clone(),
+            Style::Plain,
+        );
+        rw.visit_expr_mut(&mut twin);
+        if let Some(e) = rw.error {
+            self.fail(e);
+        }
+        Some(twin)
+    }
+
+    /// The fork of `branches` in this rewriter's style, and the pattern binding its results.
+    /// `plain` holds the branches' plain forms (for `Style::Plain`, `branches` already are).
+    fn fork(
+        &mut self,
+        branches: &[Branch],
+        plain: &[Branch],
+        span: Span,
+    ) -> (TokenStream, TokenStream) {
+        self.forks += 1;
+        let w = &self.names.worker;
+        let (join, pat) = common::join_nest(w, branches, span);
+        match self.style {
+            Style::Join => (join, pat),
+            Style::Plain => {
+                let seq = common::tuple_nest(branches);
+                (quote_spanned!(span=> { #w.poll_work_request(); #seq }), pat)
+            }
+            Style::JoinOrPlain => {
+                let seq = common::tuple_nest(plain);
+                (
+                    quote_spanned!(span=> if #w.fork_is_plain() {
+                        #w.poll_work_request();
+                        #seq
+                    } else {
+                        #join
+                    }),
+                    pat,
+                )
+            }
+        }
+    }
+
     fn fail(&mut self, e: syn::Error) {
         if self.error.is_none() {
             self.error = Some(e);
@@ -566,12 +670,17 @@ impl Rewriter<'_> {
         is_self_call(e, self.names, self.mode)
     }
 
-    /// Rewrites a free self-call `f(args)` to `inner(w, args)`.
+    /// Rewrites a free self-call `f(args)` to `inner(w, args)` (`plain(w, args)` in the
+    /// plain clone).
     fn redirect(&self, e: &mut Expr) {
         if let (Expr::Call(c), Mode::Free) = (e, self.mode) {
             if let Expr::Path(p) = &mut *c.func {
                 let seg = &mut p.path.segments[0];
-                seg.ident = Ident::new(&self.names.inner.to_string(), seg.ident.span());
+                let target = match self.style {
+                    Style::Plain => &self.names.plain,
+                    Style::Join | Style::JoinOrPlain => &self.names.inner,
+                };
+                seg.ident = Ident::new(&target.to_string(), seg.ident.span());
                 let w = &self.names.worker;
                 c.args.insert(0, syn::parse_quote!(#w));
             }
@@ -596,6 +705,7 @@ impl Rewriter<'_> {
             return None;
         }
         let mut branches = Vec::new();
+        let mut plain = Vec::new();
         for op in ops {
             let span = op.span();
             let Some(slot) = call_slot(op, names, mode) else {
@@ -616,6 +726,12 @@ impl Rewriter<'_> {
             }
             let r = common::result_ident(branches.len());
             let mut call = std::mem::replace(slot, syn::parse_quote!(#r));
+            if let Some(twin) = self.plain_twin(&call) {
+                plain.push(Branch {
+                    span,
+                    body: twin.to_token_stream(),
+                });
+            }
             self.visit_expr_mut(&mut call);
             branches.push(Branch {
                 span,
@@ -625,9 +741,8 @@ impl Rewriter<'_> {
             // join; its own operands may still need rewriting.
             self.visit_expr_mut(op);
         }
-        self.forks += 1;
-        let (join, pat) = common::join_nest(&self.names.worker, &branches, span);
-        Some(quote!(let #pat = #join;))
+        let (fork, pat) = self.fork(&branches, &plain, span);
+        Some(quote!(let #pat = #fork;))
     }
 
     /// Statement-level fork points: runs of independent statements that each make a
@@ -694,6 +809,7 @@ impl Rewriter<'_> {
         let tail = at_end && matches!(group.last(), Some(Stmt::Expr(_, None)));
         let group_span = group[0].span();
         let mut branches = Vec::new();
+        let mut plain = Vec::new();
         let mut pats = Vec::new();
         let mut types = Vec::new();
         let mut results = Vec::new();
@@ -712,19 +828,28 @@ impl Rewriter<'_> {
             };
             let (inner, tries) = peel_try_owned(&mut expr);
             let mut inner = inner;
+            let typed = match (&ty, tries.is_empty()) {
+                (Some(ty), true) => Some(ty),
+                _ => None,
+            };
+            if let Some(twin) = self.plain_twin(&inner) {
+                plain.push(Branch {
+                    span,
+                    body: common::typed_value(&twin, typed),
+                });
+            }
             self.visit_expr_mut(&mut inner);
-            let body = match (&ty, tries.is_empty()) {
-                (Some(ty), true) => quote_spanned!(span=> -> #ty { #inner }),
-                _ => inner.to_token_stream(),
+            let body = match typed {
+                Some(ty) if self.style != Style::Plain => quote_spanned!(span=> -> #ty { #inner }),
+                _ => common::typed_value(&inner, typed),
             };
             branches.push(Branch { span, body });
             results.push(common::apply_tries(&common::result_ident(i), &tries));
             pats.push(pat);
             types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
         }
-        self.forks += 1;
-        let (join, jpat) = common::join_nest(&self.names.worker, &branches, group_span);
-        out.push(syn::parse_quote!(let #jpat = #join;));
+        let (fork, jpat) = self.fork(&branches, &plain, group_span);
+        out.push(syn::parse_quote!(let #jpat = #fork;));
         let tail_value = if tail {
             pats.pop();
             types.pop();

@@ -513,3 +513,29 @@ fn tail_expression_forks_with_the_statement_before_it() {
     pool.install(|| sort_tail(&mut v));
     assert_eq!(v, want);
 }
+
+/// Statement forks with type annotations, one of them inferred only from the annotation
+/// (`collect`): both the joined and the plain form of the fork must keep them.
+#[blitz::parallel]
+fn evens(v: &[u32]) -> Vec<u32> {
+    if v.len() <= 4 {
+        return v.iter().copied().filter(|x| x % 2 == 0).collect();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    let mut a: Vec<u32> = evens(l);
+    let b: Vec<_> = evens(r).into_iter().collect();
+    a.extend(b);
+    a
+}
+
+#[test]
+fn typed_statement_forks() {
+    let pool = pool();
+    let mut rng = Rng(7);
+    // Deep enough that most forks run in the plain clone (beyond the frame window).
+    let v: Vec<u32> = (0..50_000).map(|_| rng.below(1000) as u32).collect();
+    let want: Vec<u32> = v.iter().copied().filter(|x| x % 2 == 0).collect();
+    for _ in 0..3 {
+        assert_eq!(pool.install(|| evens(&v)), want);
+    }
+}

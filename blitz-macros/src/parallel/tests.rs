@@ -33,10 +33,28 @@ fn fib() {
                     return n;
                 }
                 {
-                    let (__blitz_r0, __blitz_r1) = __blitz_w.join(
-                        |__blitz_w| __blitz_fib(__blitz_w, n - 1),
-                        |__blitz_w| __blitz_fib(__blitz_w, n - 2)
-                    );
+                    let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
+                        __blitz_w.poll_work_request();
+                        (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
+                    } else {
+                        __blitz_w.join(
+                            |__blitz_w| __blitz_fib(__blitz_w, n - 1),
+                            |__blitz_w| __blitz_fib(__blitz_w, n - 2)
+                        )
+                    };
+                    __blitz_r0 + __blitz_r1
+                }
+            }
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_fib_plain(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
+                if n < 2 {
+                    return n;
+                }
+                {
+                    let (__blitz_r0, __blitz_r1) = {
+                        __blitz_w.poll_work_request();
+                        (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
+                    };
                     __blitz_r0 + __blitz_r1
                 }
             }
@@ -180,10 +198,28 @@ fn quicksort_forks_consecutive_statements() {
                 }
                 let mid = partition(v);
                 let (lo, hi) = v.split_at_mut(mid);
-                let (__blitz_r0, __blitz_r1) = __blitz_w.join(
-                    |__blitz_w| __blitz_quicksort(__blitz_w, lo),
-                    |__blitz_w| __blitz_quicksort(__blitz_w, &mut hi[1..])
-                );
+                let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
+                    __blitz_w.poll_work_request();
+                    (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
+                } else {
+                    __blitz_w.join(
+                        |__blitz_w| __blitz_quicksort(__blitz_w, lo),
+                        |__blitz_w| __blitz_quicksort(__blitz_w, &mut hi[1..])
+                    )
+                };
+                let (_, _,) = (__blitz_r0, __blitz_r1,);
+            }
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_quicksort_plain<T: Ord + Send>(__blitz_w: &::blitz::__private::Worker, v: &mut [T]) {
+                if v.len() <= 1 {
+                    return;
+                }
+                let mid = partition(v);
+                let (lo, hi) = v.split_at_mut(mid);
+                let (__blitz_r0, __blitz_r1) = {
+                    __blitz_w.poll_work_request();
+                    (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
+                };
                 let (_, _,) = (__blitz_r0, __blitz_r1,);
             }
             #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
@@ -258,13 +294,34 @@ fn three_way_fork_nests_joins_and_applies_try_in_order() {
             #[allow(clippy::too_many_arguments)]
             fn __blitz_count(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
                 Ok({
-                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = __blitz_w.join(
-                        |__blitz_w| __blitz_count(__blitz_w, &t.a),
-                        |__blitz_w| __blitz_w.join(
-                            |__blitz_w| __blitz_count(__blitz_w, &t.b),
-                            |__blitz_w| __blitz_count(__blitz_w, &t.c)
+                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = if __blitz_w.fork_is_plain() {
+                        __blitz_w.poll_work_request();
+                        (
+                            __blitz_count_plain(__blitz_w, &t.a),
+                            (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
                         )
-                    );
+                    } else {
+                        __blitz_w.join(
+                            |__blitz_w| __blitz_count(__blitz_w, &t.a),
+                            |__blitz_w| __blitz_w.join(
+                                |__blitz_w| __blitz_count(__blitz_w, &t.b),
+                                |__blitz_w| __blitz_count(__blitz_w, &t.c)
+                            )
+                        )
+                    };
+                    __blitz_r0? + __blitz_r1? + __blitz_r2?
+                })
+            }
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_count_plain(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
+                Ok({
+                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = {
+                        __blitz_w.poll_work_request();
+                        (
+                            __blitz_count_plain(__blitz_w, &t.a),
+                            (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
+                        )
+                    };
                     __blitz_r0? + __blitz_r1? + __blitz_r2?
                 })
             }
@@ -342,10 +399,34 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
             #[allow(clippy::too_many_arguments)]
             fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
                 {
-                    let (__blitz_r0, __blitz_r1) = __blitz_w.join(
-                        |__blitz_w| __blitz_f(__blitz_w, n - 1),
-                        |__blitz_w| __blitz_f(__blitz_w, n - 2),
-                    );
+                    let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
+                        __blitz_w.poll_work_request();
+                        (
+                            __blitz_f_plain(__blitz_w, n - 1),
+                            __blitz_f_plain(__blitz_w, n - 2),
+                        )
+                    } else {
+                        __blitz_w.join(
+                            |__blitz_w| __blitz_f(__blitz_w, n - 1),
+                            |__blitz_w| __blitz_f(__blitz_w, n - 2),
+                        )
+                    };
+                    P {
+                        l: __blitz_r0.l,
+                        r: __blitz_r1.r.max(g(n)),
+                    }
+                }
+            }
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_f_plain(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
+                {
+                    let (__blitz_r0, __blitz_r1) = {
+                        __blitz_w.poll_work_request();
+                        (
+                            __blitz_f_plain(__blitz_w, n - 1),
+                            __blitz_f_plain(__blitz_w, n - 2),
+                        )
+                    };
                     P {
                         l: __blitz_r0.l,
                         r: __blitz_r1.r.max(g(n)),
@@ -394,13 +475,34 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
             #[allow(clippy::too_many_arguments)]
             fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
                 let a = __blitz_f(__blitz_w, n - 1);
-                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = __blitz_w.join(
-                    |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
-                    |__blitz_w| __blitz_w.join(
-                        |__blitz_w| __blitz_f(__blitz_w, n - 3),
-                        |__blitz_w| __blitz_f(__blitz_w, n - 4),
-                    ),
-                );
+                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = if __blitz_w.fork_is_plain() {
+                    __blitz_w.poll_work_request();
+                    (
+                        __blitz_f_plain(__blitz_w, n - 2) + a,
+                        (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
+                    )
+                } else {
+                    __blitz_w.join(
+                        |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
+                        |__blitz_w| __blitz_w.join(
+                            |__blitz_w| __blitz_f(__blitz_w, n - 3),
+                            |__blitz_w| __blitz_f(__blitz_w, n - 4),
+                        ),
+                    )
+                };
+                let (a, _) = (__blitz_r0, __blitz_r1);
+                __blitz_r2
+            }
+            #[allow(clippy::too_many_arguments)]
+            fn __blitz_f_plain(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
+                let a = __blitz_f_plain(__blitz_w, n - 1);
+                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = {
+                    __blitz_w.poll_work_request();
+                    (
+                        __blitz_f_plain(__blitz_w, n - 2) + a,
+                        (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
+                    )
+                };
                 let (a, _) = (__blitz_r0, __blitz_r1);
                 __blitz_r2
             }
