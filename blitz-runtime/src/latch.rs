@@ -11,8 +11,8 @@
 //!   it finds any) and then blocks on it (ERRATA 5: a join never spins for the whole life of a
 //!   long stolen job).
 //! * [`CountLatch`]: set when a counter reaches zero (scopes wait on one).
-//! * [`LockLatch`]: a mutex and condvar, for threads outside the pool, which have no sleep state
-//!   in the registry.
+//! * [`LockLatch`]: for threads outside the pool, which have no sleep state in the registry: a
+//!   brief spin, then a mutex and condvar.
 //!
 //! Every `set` takes a raw pointer, not `&self`: the moment a latch is set, the waiter may return
 //! and free the frame holding the latch, so `set` must not touch `*this` after the store that
@@ -181,43 +181,124 @@ impl Latch for OnceLatch<'_> {
     }
 }
 
-/// A latch for threads outside the pool: they block on a condvar until it is set.
+/// A latch for threads outside the pool, which have no sleep state in the registry: the waiter
+/// spins briefly (a short job from outside, `pool.install(|| small())`, completes within
+/// microseconds, and a futex wake-up plus a context switch would cost more than the job), then
+/// blocks on a condvar.
+///
+/// States: `UNSET`, `SLEEPING` (the waiter committed to blocking; only ever entered under the
+/// mutex), `SET`. The setter CASes UNSET -> SET, its last access to the latch if it succeeds,
+/// since a spinning waiter may return and free the latch at once. If the CAS fails, the waiter
+/// is blocked or about to block under the mutex, and cannot return before re-acquiring it: the
+/// setter stores SET and notifies under the mutex. A waiter only commits to SLEEPING while
+/// holding the mutex, so the setter's store and notify cannot fall between its commit and its
+/// wait (no lost wake-up).
 #[derive(Debug)]
 pub(crate) struct LockLatch {
-    is_set: Mutex<bool>,
+    state: AtomicU8,
+    mutex: Mutex<()>,
     changed: Condvar,
 }
 
+/// How many times an outside waiter checks its latch (with a spin-loop hint in between) before
+/// it yields, and how many times it yields before it blocks: together some tens of
+/// microseconds on current hardware. Spinning longer would take CPU from the pool's workers on a
+/// machine with as many workers as cores.
+#[cfg(not(loom))]
+const LOCK_LATCH_SPINS: u32 = 1 << 9;
+#[cfg(not(loom))]
+const LOCK_LATCH_YIELDS: u32 = 8;
+// Under loom, one check of each kind is enough to explore "seen while spinning" and "seen after
+// blocking"; more only multiplies the interleavings.
+#[cfg(loom)]
+const LOCK_LATCH_SPINS: u32 = 1;
+#[cfg(loom)]
+const LOCK_LATCH_YIELDS: u32 = 0;
+
 impl LockLatch {
+    const UNSET: u8 = 0;
+    const SLEEPING: u8 = 1;
+    const SET: u8 = 2;
+
     pub(crate) fn new() -> Self {
         LockLatch {
-            is_set: Mutex::new(false),
+            state: AtomicU8::new(Self::UNSET),
+            mutex: Mutex::new(()),
             changed: Condvar::new(),
         }
     }
 
-    /// Blocks until the latch is set.
+    /// True once set. Acquire: pairs with the setter's release, so the job's result (written
+    /// before `set`) is visible to the waiter.
+    fn is_set(&self) -> bool {
+        self.state.load(Ordering::Acquire) == Self::SET
+    }
+
+    /// Blocks until the latch is set, spinning briefly first: for a job that an awake worker
+    /// will pick up.
     pub(crate) fn wait(&self) {
-        let mut is_set = sync::lock(&self.is_set);
-        while !*is_set {
-            is_set = sync::wait(&self.changed, is_set);
+        for _ in 0..LOCK_LATCH_SPINS {
+            if self.is_set() {
+                return;
+            }
+            crate::sync::spin_loop();
+        }
+        for _ in 0..LOCK_LATCH_YIELDS {
+            if self.is_set() {
+                return;
+            }
+            std::thread::yield_now();
+        }
+        self.wait_blocking();
+    }
+
+    /// Blocks until the latch is set, without spinning: for a job that a worker we just woke
+    /// will run. The kernel tends to run a woken thread on its waker's CPU, where our spinning
+    /// would only keep it waiting.
+    pub(crate) fn wait_blocking(&self) {
+        let mut guard = sync::lock(&self.mutex);
+        // Acquire on failure: we saw SET and will read the result. Relaxed on success: the
+        // mutex orders everything from here on.
+        if self
+            .state
+            .compare_exchange(
+                Self::UNSET,
+                Self::SLEEPING,
+                Ordering::Relaxed,
+                Ordering::Acquire,
+            )
+            .is_err()
+        {
+            return;
+        }
+        while !self.is_set() {
+            guard = sync::wait(&self.changed, guard);
         }
     }
 
     #[cfg(all(test, not(loom)))]
     pub(crate) fn probe(&self) -> bool {
-        *sync::lock(&self.is_set)
+        self.is_set()
     }
 }
 
 impl Latch for LockLatch {
     unsafe fn set(this: *const Self) {
-        // SAFETY: valid for the call: the waiter cannot return before it re-acquires the mutex,
-        // which it can only do after we release it at the end of this block. The mutex also
-        // orders the setter's writes before the waiter's reads.
+        // SAFETY: valid until a waiter returns, which it can do only after it sees SET (the CAS
+        // below, our last access then) or, once it committed to sleeping, after it re-acquires
+        // the mutex, which we hold until the end of this fn.
         let this = unsafe { &*this };
-        let mut is_set = sync::lock(&this.is_set);
-        *is_set = true;
+        // Release: the job's result, written before this call, is published with SET.
+        if this
+            .state
+            .compare_exchange(Self::UNSET, Self::SET, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+        // SLEEPING: the waiter is blocked, or blocking, on the condvar.
+        let _guard = sync::lock(&this.mutex);
+        this.state.store(Self::SET, Ordering::Release);
         this.changed.notify_all();
     }
 }
@@ -383,18 +464,39 @@ mod tests {
     }
 
     #[test]
+    fn lock_latch_set_before_wait() {
+        let latch = LockLatch::new();
+        // SAFETY: alive (a local).
+        unsafe { LockLatch::set(&latch) };
+        latch.wait();
+        latch.wait_blocking();
+        assert!(latch.probe());
+    }
+
+    /// The setter comes after the waiter committed to blocking (spun out, state SLEEPING): it
+    /// must take the slow path and wake it. Both ways of waiting.
+    #[test]
     fn lock_latch_wakes_a_blocked_thread() {
-        let latch = Arc::new(LockLatch::new());
-        let waiter = {
-            let latch = Arc::clone(&latch);
-            std::thread::spawn(move || {
-                latch.wait();
-                latch.probe()
-            })
-        };
-        // SAFETY: alive (held by the Arc).
-        unsafe { LockLatch::set(&*latch) };
-        assert!(waiter.join().unwrap());
+        for spin_first in [true, false] {
+            let latch = Arc::new(LockLatch::new());
+            let waiter = {
+                let latch = Arc::clone(&latch);
+                std::thread::spawn(move || {
+                    if spin_first {
+                        latch.wait();
+                    } else {
+                        latch.wait_blocking();
+                    }
+                    latch.probe()
+                })
+            };
+            while latch.state.load(Ordering::Relaxed) != LockLatch::SLEEPING {
+                std::thread::yield_now();
+            }
+            // SAFETY: alive (held by the Arc).
+            unsafe { LockLatch::set(&*latch) };
+            assert!(waiter.join().unwrap(), "spin_first: {spin_first}");
+        }
     }
 
     #[test]
@@ -461,6 +563,27 @@ mod loom_tests {
             if latch.probe() {
                 assert_eq!(data.load(Ordering::Relaxed), 42);
             }
+            setter.join().unwrap();
+        });
+    }
+
+    /// An outside thread's latch: the waiter returns (never hangs) whether the setter comes
+    /// while it spins, before it blocks or after, and then sees the data written before `set`.
+    #[test]
+    fn lock_latch_set_vs_wait() {
+        loom::model(|| {
+            let latch = Arc::new(LockLatch::new());
+            let data = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+            let setter = {
+                let (latch, data) = (Arc::clone(&latch), Arc::clone(&data));
+                thread::spawn(move || {
+                    data.store(42, Ordering::Relaxed);
+                    // SAFETY: alive (held by the Arc).
+                    unsafe { LockLatch::set(&*latch) };
+                })
+            };
+            latch.wait();
+            assert_eq!(data.load(Ordering::Relaxed), 42);
             setter.join().unwrap();
         });
     }

@@ -150,8 +150,11 @@ impl Registry {
         let job = StackJob::new(op, LatchRef::new(&latch));
         // SAFETY: `job` stays in this frame until its latch is set (we wait right below, and
         // `wait` does not unwind).
-        self.inject(unsafe { job.as_job_ref() });
-        latch.wait();
+        if self.inject(unsafe { job.as_job_ref() }) {
+            latch.wait_blocking();
+        } else {
+            latch.wait();
+        }
         // SAFETY: the latch is set.
         unsafe { job.take_result() }
     }
@@ -174,14 +177,15 @@ impl Registry {
     }
 
     /// Queues a job from outside the pool and wakes a worker for it.
-    pub(crate) fn inject(&self, job: JobRef) {
+    /// True if it woke a sleeping worker for it (false: an awake worker will take it).
+    pub(crate) fn inject(&self, job: JobRef) -> bool {
         debug_assert!(
             self.terminate_count.load(Ordering::Relaxed) > 0,
             "blitz: job injected into a terminated pool"
         );
         let queue_was_empty = self.injector.is_empty();
         self.injector.push(job);
-        self.sleep.new_injected_jobs(1, queue_was_empty);
+        self.sleep.new_injected_jobs(1, queue_was_empty) > 0
     }
 
     pub(crate) fn has_injected_jobs(&self) -> bool {
@@ -193,7 +197,9 @@ impl Registry {
     pub(crate) fn inject_or_push(&self, job: JobRef) {
         match Worker::current() {
             Some(worker) if ptr::eq(&**worker.registry(), self) => worker.push(job),
-            _ => self.inject(job),
+            _ => {
+                self.inject(job);
+            }
         }
     }
 

@@ -18,6 +18,11 @@ pub(crate) use std::sync::atomic::{
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 
+#[cfg(loom)]
+pub(crate) use loom::hint::spin_loop;
+#[cfg(not(loom))]
+pub(crate) use std::hint::spin_loop;
+
 /// Locks `mutex`, ignoring poisoning.
 ///
 /// The runtime's mutexes guard plain flags that are always left consistent (no user code runs
