@@ -72,7 +72,20 @@ impl Suite {
     /// Checks `run`'s result with `check` on a warm-up run, then times it; records a row.
     fn case<I, R>(
         &mut self,
+        key: (&str, &str, usize),
+        setup: impl FnMut() -> I,
+        run: impl FnMut(I) -> R,
+        check: impl Fn(&R) -> bool,
+    ) {
+        self.case_repeated(key, 1, setup, run, check);
+    }
+
+    /// Like [`case`](Self::case) for a `run` that does the workload `reps` times: the row
+    /// records the time of one.
+    fn case_repeated<I, R>(
+        &mut self,
         (workload, implementation, threads): (&str, &str, usize),
+        reps: usize,
         mut setup: impl FnMut() -> I,
         mut run: impl FnMut(I) -> R,
         check: impl Fn(&R) -> bool,
@@ -105,7 +118,7 @@ impl Suite {
             // Results are dropped outside the timed region.
             drop(black_box(outputs));
             spent += elapsed;
-            samples.push(elapsed.as_secs_f64() * 1e6 / batch as f64);
+            samples.push(elapsed.as_secs_f64() * 1e6 / (batch * reps) as f64);
         }
         let (median_us, p90_us) = median_p90(&mut samples);
         let ratio = if implementation == "sequential" {
@@ -226,6 +239,48 @@ fn tree(suite: &mut Suite, n: usize, workload: &str) {
         let pool = chili_pool(t);
         let run = |()| tree_chili(&mut pool.scope(), black_box(root));
         suite.case((workload, "chili", t), || (), run, ok);
+    }
+}
+
+/// The same small tree summed many times inside one entry into each pool: the cost of the
+/// joins themselves, without the round trip from the calling thread into the pool that every
+/// call of the `tree` rows pays (a fine-grained recursion is normally called from code that
+/// already runs in the pool). Sequential runs the same loop.
+fn tree_in_pool(suite: &mut Suite, n: usize, workload: &str) {
+    const REPS: usize = 1000;
+    if !suite.wants(workload) {
+        return;
+    }
+    let root = make_tree(n, 0).unwrap();
+    let root = &*root;
+    let want = tree_expected(n) * REPS as u64;
+    let ok = move |r: &u64| *r == want;
+    let reps = || 0..REPS;
+    let seq = |()| reps().map(|_| tree_seq(black_box(root))).sum::<u64>();
+    suite.case_repeated((workload, "sequential", 1), REPS, || (), seq, ok);
+    for &t in &suite.threads.clone() {
+        let pool = blitz_pool(t);
+        let run = |()| pool.install(|| reps().map(|_| tree_dsl(black_box(root))).sum::<u64>());
+        suite.case_repeated((workload, "blitz-dsl", t), REPS, || (), run, ok);
+        let run = |()| {
+            pool.install_with_worker(|w| {
+                reps().map(|_| tree_blitz(w, black_box(root))).sum::<u64>()
+            })
+        };
+        suite.case_repeated((workload, "blitz-raw", t), REPS, || (), run, ok);
+        drop(pool);
+        let pool = rayon_pool(t);
+        let run = |()| pool.install(|| reps().map(|_| tree_rayon(black_box(root))).sum::<u64>());
+        suite.case_repeated((workload, "rayon", t), REPS, || (), run, ok);
+        drop(pool);
+        let pool = chili_pool(t);
+        let run = |()| {
+            let mut scope = pool.scope();
+            reps()
+                .map(|_| tree_chili(&mut scope, black_box(root)))
+                .sum::<u64>()
+        };
+        suite.case_repeated((workload, "chili", t), REPS, || (), run, ok);
     }
 }
 
@@ -972,6 +1027,7 @@ fn main() {
     fib(&mut suite, false);
     fib(&mut suite, true);
     tree(&mut suite, 1023, "tree sum 1023");
+    tree_in_pool(&mut suite, 1023, "tree sum 1023 in pool");
     tree(&mut suite, 10_000_000, "tree sum 10M");
     coarse(&mut suite);
     sum(&mut suite);
