@@ -225,6 +225,28 @@ fn tree(suite: &mut Suite, n: usize, workload: &str) {
         |()| tree_seq(black_box(root)),
         ok,
     );
+    if n >= 1_000_000 {
+        // What the machine allows: the sequential code on the root's two subtrees, on two
+        // plain threads, with no scheduler at all. This tree is too big for the caches, so two
+        // cores share the memory bandwidth.
+        let (left, right) = (
+            root.left.as_deref().unwrap(),
+            root.right.as_deref().unwrap(),
+        );
+        let halves = |()| {
+            std::thread::scope(|s| {
+                let l = s.spawn(|| tree_seq(black_box(left)));
+                let r = tree_seq(black_box(right));
+                root.value + l.join().unwrap() + r
+            })
+        };
+        suite.case(
+            (workload, "sequential halves on 2 std threads", 2),
+            || (),
+            halves,
+            ok,
+        );
+    }
     for &t in &suite.threads.clone() {
         let pool = blitz_pool(t);
         let run = |()| pool.install(|| tree_dsl(black_box(root)));
@@ -765,6 +787,29 @@ fn markdown(rows: &[Row], threads: &[usize]) -> String {
                 }
             }
             md.push('\n');
+        }
+    }
+    let references: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            r.ratio.is_some()
+                && r.implementation != "sequential"
+                && !IMPLS.contains(&r.implementation.as_str())
+        })
+        .collect();
+    if !references.is_empty() {
+        md.push_str("\n| reference | what | threads | median |\n|---|---|---:|---:|\n");
+        for r in references {
+            writeln!(
+                md,
+                "| {} | {} | {} | {} (x{:.2}) |",
+                r.workload,
+                r.implementation,
+                r.threads,
+                fmt_us(r.median_us),
+                r.ratio.unwrap_or(f64::NAN)
+            )
+            .unwrap();
         }
     }
     if !probes.is_empty() {

@@ -5,7 +5,10 @@
 //!
 //! A free fn becomes a thin wrapper that looks the worker up once (`with_worker`) and calls a
 //! nested copy of the fn that takes the worker as an extra parameter and passes it down the
-//! recursion, so a fork costs a `Worker::join` and nothing else. A method cannot have such a
+//! recursion, so a fork costs a `Worker::join` and nothing else. Where the worker says a fork
+//! could never be promoted (`fork_is_plain`), that copy hands the subtree to a second nested
+//! copy, plain recursion that only polls for work requests at its fork points; a third one,
+//! fork-free, serves `cutoff` and one-worker pools. A method cannot have such a
 //! nested copy (a nested fn cannot name `Self`, and a sibling method would not compile in a
 //! trait impl), so a method runs its body inside `with_worker` and its recursive calls go
 //! through the method itself: one thread-local lookup per call.
