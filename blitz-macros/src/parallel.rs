@@ -612,31 +612,36 @@ impl<'a> Rewriter<'a> {
         }
     }
 
-    /// The branch as the plain clone runs it, when this fork point has a plain form.
-    fn plain_twin(&mut self, branch: &Expr) -> Option<Expr> {
+    /// The branch as the plain clone and as the serial clone run it, when this fork point has
+    /// those forms.
+    fn twins(&mut self, branch: &Expr) -> Option<(Expr, Expr)> {
         if self.style != Style::JoinOrPlain {
             return None;
         }
-        let mut twin = branch.clone();
+        let mut plain = branch.clone();
         let mut rw = Rewriter::new(
             self.names,
             self.mode,
             self.forward_crate.clone(),
             Style::Plain,
         );
-        rw.visit_expr_mut(&mut twin);
+        rw.visit_expr_mut(&mut plain);
         if let Some(e) = rw.error {
             self.fail(e);
         }
-        Some(twin)
+        let mut serial = branch.clone();
+        RenameSelfCalls { names: self.names }.visit_expr_mut(&mut serial);
+        Some((plain, serial))
     }
 
     /// The fork of `branches` in this rewriter's style, and the pattern binding its results.
-    /// `plain` holds the branches' plain forms (for `Style::Plain`, `branches` already are).
+    /// `plain` and `serial` hold the branches' plain and serial forms (`Style::JoinOrPlain`
+    /// only; for `Style::Plain`, `branches` already are plain).
     fn fork(
         &mut self,
         branches: &[Branch],
         plain: &[Branch],
+        serial: &[Branch],
         span: Span,
     ) -> (TokenStream, TokenStream) {
         self.forks += 1;
@@ -649,11 +654,18 @@ impl<'a> Rewriter<'a> {
                 (quote_spanned!(span=> { #w.poll_work_request(); #seq }), pat)
             }
             Style::JoinOrPlain => {
-                let seq = common::tuple_nest(plain);
+                // Plain recursion that polls while this worker has a private fork to offer;
+                // without one, polling cannot help until the subtree returns: no checks at all.
+                let plain = common::tuple_nest(plain);
+                let serial = common::tuple_nest(serial);
                 (
                     quote_spanned!(span=> if #w.fork_is_plain() {
-                        #w.poll_work_request();
-                        #seq
+                        if #w.can_promote() {
+                            #w.poll_work_request();
+                            #plain
+                        } else {
+                            #serial
+                        }
                     } else {
                         #join
                     }),
@@ -709,6 +721,7 @@ impl<'a> Rewriter<'a> {
         }
         let mut branches = Vec::new();
         let mut plain = Vec::new();
+        let mut serial = Vec::new();
         for op in ops {
             let span = op.span();
             let Some(slot) = call_slot(op, names, mode) else {
@@ -729,10 +742,14 @@ impl<'a> Rewriter<'a> {
             }
             let r = common::result_ident(branches.len());
             let mut call = std::mem::replace(slot, syn::parse_quote!(#r));
-            if let Some(twin) = self.plain_twin(&call) {
+            if let Some((plain_call, serial_call)) = self.twins(&call) {
                 plain.push(Branch {
                     span,
-                    body: twin.to_token_stream(),
+                    body: plain_call.to_token_stream(),
+                });
+                serial.push(Branch {
+                    span,
+                    body: serial_call.to_token_stream(),
                 });
             }
             self.visit_expr_mut(&mut call);
@@ -744,7 +761,7 @@ impl<'a> Rewriter<'a> {
             // join; its own operands may still need rewriting.
             self.visit_expr_mut(op);
         }
-        let (fork, pat) = self.fork(&branches, &plain, span);
+        let (fork, pat) = self.fork(&branches, &plain, &serial, span);
         Some(quote!(let #pat = #fork;))
     }
 
@@ -813,6 +830,7 @@ impl<'a> Rewriter<'a> {
         let group_span = group[0].span();
         let mut branches = Vec::new();
         let mut plain = Vec::new();
+        let mut serial = Vec::new();
         let mut pats = Vec::new();
         let mut types = Vec::new();
         let mut results = Vec::new();
@@ -835,10 +853,14 @@ impl<'a> Rewriter<'a> {
                 (Some(ty), true) => Some(ty),
                 _ => None,
             };
-            if let Some(twin) = self.plain_twin(&inner) {
+            if let Some((plain_inner, serial_inner)) = self.twins(&inner) {
                 plain.push(Branch {
                     span,
-                    body: common::typed_value(&twin, typed),
+                    body: common::typed_value(&plain_inner, typed),
+                });
+                serial.push(Branch {
+                    span,
+                    body: common::typed_value(&serial_inner, typed),
                 });
             }
             self.visit_expr_mut(&mut inner);
@@ -851,7 +873,7 @@ impl<'a> Rewriter<'a> {
             pats.push(pat);
             types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
         }
-        let (fork, jpat) = self.fork(&branches, &plain, group_span);
+        let (fork, jpat) = self.fork(&branches, &plain, &serial, group_span);
         out.push(syn::parse_quote!(let #jpat = #fork;));
         let tail_value = if tail {
             pats.pop();

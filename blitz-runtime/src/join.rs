@@ -72,9 +72,7 @@ impl Worker {
         if !record {
             // Too far from the root to be promoted while it is pending (see `FRAME_WINDOW`):
             // two plain calls. A peer's request is answered with an older, recorded fork.
-            if self.work_wanted() {
-                self.answer_work_request();
-            }
+            self.poll_work_request();
             let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
             self.leave_plain_fork(depth);
             return self.finish_inline(result_a, b);
@@ -93,13 +91,25 @@ impl Worker {
         self.is_alone() || !self.fork_is_recordable()
     }
 
+    /// True if this worker has a private fork pending that it could promote for an idle peer.
+    /// Within plain recursion (see [`fork_is_plain`](Self::fork_is_plain)) this can only turn
+    /// false: once it is false, polling for requests is useless until the subtree returns, so
+    /// generated code runs such a subtree in the fork-free copy of the function.
+    #[doc(hidden)]
+    #[inline]
+    pub fn can_promote(&self) -> bool {
+        self.has_private_frames()
+    }
+
     /// Answers an idle peer's request for work by promoting our oldest private fork, if one is
     /// pending. The fork-point check of plain recursion (see [`fork_is_plain`](Self::fork_is_plain)):
     /// one relaxed load of a flag only peers write, and only while they are idle.
     #[doc(hidden)]
     #[inline]
     pub fn poll_work_request(&self) {
-        if self.work_wanted() {
+        // With nothing to promote, a raised flag stays raised (a peer is idle): checking for
+        // private frames first keeps every later poll off the out-of-line path.
+        if self.work_wanted() && self.has_private_frames() {
             self.answer_work_request();
         }
     }

@@ -492,6 +492,12 @@ impl Worker {
         }
     }
 
+    /// True if a recorded fork is still private (could be promoted).
+    #[inline]
+    pub(crate) fn has_private_frames(&self) -> bool {
+        self.promoted.get() < self.recorded.get()
+    }
+
     /// True if this worker is its pool's only one.
     #[inline]
     pub(crate) fn is_alone(&self) -> bool {

@@ -34,8 +34,12 @@ fn fib() {
                 }
                 {
                     let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
-                        __blitz_w.poll_work_request();
-                        (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
+                        if __blitz_w.can_promote() {
+                            __blitz_w.poll_work_request();
+                            (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
+                        } else {
+                            (__blitz_fib_serial(n - 1), __blitz_fib_serial(n - 2))
+                        }
                     } else {
                         __blitz_w.join(
                             |__blitz_w| __blitz_fib(__blitz_w, n - 1),
@@ -199,8 +203,12 @@ fn quicksort_forks_consecutive_statements() {
                 let mid = partition(v);
                 let (lo, hi) = v.split_at_mut(mid);
                 let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
-                    __blitz_w.poll_work_request();
-                    (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
+                    if __blitz_w.can_promote() {
+                        __blitz_w.poll_work_request();
+                        (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
+                    } else {
+                        (__blitz_quicksort_serial(lo), __blitz_quicksort_serial(&mut hi[1..]))
+                    }
                 } else {
                     __blitz_w.join(
                         |__blitz_w| __blitz_quicksort(__blitz_w, lo),
@@ -295,11 +303,18 @@ fn three_way_fork_nests_joins_and_applies_try_in_order() {
             fn __blitz_count(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
                 Ok({
                     let (__blitz_r0, (__blitz_r1, __blitz_r2)) = if __blitz_w.fork_is_plain() {
-                        __blitz_w.poll_work_request();
-                        (
-                            __blitz_count_plain(__blitz_w, &t.a),
-                            (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
-                        )
+                        if __blitz_w.can_promote() {
+                            __blitz_w.poll_work_request();
+                            (
+                                __blitz_count_plain(__blitz_w, &t.a),
+                                (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
+                            )
+                        } else {
+                            (
+                                __blitz_count_serial(&t.a),
+                                (__blitz_count_serial(&t.b), __blitz_count_serial(&t.c))
+                            )
+                        }
                     } else {
                         __blitz_w.join(
                             |__blitz_w| __blitz_count(__blitz_w, &t.a),
@@ -400,11 +415,15 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
             fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
                 {
                     let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
-                        __blitz_w.poll_work_request();
-                        (
-                            __blitz_f_plain(__blitz_w, n - 1),
-                            __blitz_f_plain(__blitz_w, n - 2),
-                        )
+                        if __blitz_w.can_promote() {
+                            __blitz_w.poll_work_request();
+                            (
+                                __blitz_f_plain(__blitz_w, n - 1),
+                                __blitz_f_plain(__blitz_w, n - 2),
+                            )
+                        } else {
+                            (__blitz_f_serial(n - 1), __blitz_f_serial(n - 2))
+                        }
                     } else {
                         __blitz_w.join(
                             |__blitz_w| __blitz_f(__blitz_w, n - 1),
@@ -476,11 +495,18 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
             fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
                 let a = __blitz_f(__blitz_w, n - 1);
                 let (__blitz_r0, (__blitz_r1, __blitz_r2)) = if __blitz_w.fork_is_plain() {
-                    __blitz_w.poll_work_request();
-                    (
-                        __blitz_f_plain(__blitz_w, n - 2) + a,
-                        (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
-                    )
+                    if __blitz_w.can_promote() {
+                        __blitz_w.poll_work_request();
+                        (
+                            __blitz_f_plain(__blitz_w, n - 2) + a,
+                            (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
+                        )
+                    } else {
+                        (
+                            __blitz_f_serial(n - 2) + a,
+                            (__blitz_f_serial(n - 3), __blitz_f_serial(n - 4))
+                        )
+                    }
                 } else {
                     __blitz_w.join(
                         |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
