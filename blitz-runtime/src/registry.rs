@@ -148,9 +148,10 @@ impl Registry {
     {
         let latch = LockLatch::new();
         let job = StackJob::new(op, LatchRef::new(&latch));
-        // SAFETY: `job` stays in this frame until its latch is set (we wait right below, and
-        // `wait` does not unwind).
-        if self.inject(unsafe { job.as_job_ref() }) {
+        // Neither wait below unwinds, and both return only once the latch is set.
+        // SAFETY: so `job` stays in this frame until its latch is set.
+        let job_ref = unsafe { job.as_job_ref() };
+        if self.inject(job_ref) {
             latch.wait_blocking();
         } else {
             latch.wait();
