@@ -1,7 +1,9 @@
 //! A probe for the fork fast path: fib with a hand-written `Worker::join` at every call, on a
 //! pool of a given size, for timing or for counting instructions under callgrind.
 //!
-//! `cargo run --release --example fib_probe -- [n] [seq|blitz] [threads]` (default 30 blitz 1)
+//! `cargo run --release --example fib_probe -- [n] [seq|blitz|lazy] [threads]` (default 30
+//! blitz 1). `lazy` is the shape `#[parallel]` generates: `Worker::join` only where the fork
+//! could be promoted, plain recursion that polls for requests below.
 fn fib_seq(n: u64) -> u64 {
     if n < 2 {
         return n;

@@ -148,8 +148,8 @@ impl Worker {
             // Near the root: publish now (this is the oldest private fork, as every fork
             // below it was published the same way).
             self.promote_oldest_frame();
-        } else if self.work_wanted() {
-            self.answer_work_request();
+        } else {
+            self.poll_work_request();
         }
 
         let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));

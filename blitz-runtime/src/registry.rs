@@ -640,9 +640,7 @@ impl Worker {
         'outer: while !latch.probe() {
             // While we wait, our private frames further down the stack are the only work we
             // could offer a peer that asks.
-            if self.work_wanted() {
-                self.answer_work_request();
-            }
+            self.poll_work_request();
             // Our own deque first: no need to announce ourselves idle for that.
             if let Some(job) = self.take_local_job() {
                 self.execute(job);
