@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release --example fib_probe -- [n] [seq|blitz|lazy] [threads]` (default 30
 //! blitz 1). `lazy` is the shape `#[parallel]` generates: `Worker::join` only where the fork
-//! could be promoted, plain recursion that polls for requests below.
+//! could be promoted, plain recursion that polls for requests below (or the sequential fn,
+//! when the worker has nothing left to offer).
 fn fib_seq(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -19,22 +20,22 @@ fn fib(w: &blitz::Worker, n: u64) -> u64 {
     a + b
 }
 
-fn fib_plain(w: &blitz::Worker, n: u64) -> u64 {
+fn fib_plain(p: blitz::WorkRequestPoll<'_>, n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    w.poll_work_request();
-    fib_plain(w, n - 1) + fib_plain(w, n - 2)
+    p.poll();
+    fib_plain(p, n - 1) + fib_plain(p, n - 2)
 }
 
 fn fib_lazy(w: &blitz::Worker, n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    let (a, b) = if w.fork_is_plain() {
-        (fib_plain(w, n - 1), fib_plain(w, n - 2))
-    } else {
-        w.join(|w| fib_lazy(w, n - 1), |w| fib_lazy(w, n - 2))
+    let (a, b) = match w.fork_mode() {
+        blitz::ForkMode::Join(w) => w.join(|w| fib_lazy(w, n - 1), |w| fib_lazy(w, n - 2)),
+        blitz::ForkMode::Plain(p) => (fib_plain(p, n - 1), fib_plain(p, n - 2)),
+        blitz::ForkMode::Serial => (fib_seq(n - 1), fib_seq(n - 2)),
     };
     a + b
 }

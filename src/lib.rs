@@ -125,8 +125,8 @@ pub use blitz_macros::{fork_join, par_for, parallel};
 #[doc(hidden)]
 pub mod __private {
     pub use blitz_runtime::{
-        IntoParallelSource, ParallelSource, Worker, chunks, chunks_mut, enumerate, enumerate_mut,
-        for_each_piece, reduce_pieces, with_worker,
+        ForkMode, IntoParallelSource, ParallelSource, WorkRequestPoll, Worker, chunks, chunks_mut,
+        enumerate, enumerate_mut, for_each_piece, reduce_pieces, with_worker,
     };
 
     /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a

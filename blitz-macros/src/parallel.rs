@@ -391,8 +391,12 @@ fn expand_free(
     // The plain clone: where a fork could never be promoted while pending, nothing forked
     // below it can be either (see `Worker::fork_is_plain`), so the inner fn hands such
     // subtrees to this copy, whose fork points only poll for an idle peer's request.
-    let mut plain_sig = inner_fn_sig.clone();
+    let mut plain_sig = inner_sig.clone();
     plain_sig.ident = names.plain.clone();
+    plain_sig.inputs.insert(
+        0,
+        syn::parse_quote!(#w: #krate::__private::WorkRequestPoll<'_>),
+    );
     let plain_body = with_cutoff(plain_body);
     let plain_fn = quote! {
         #[allow(clippy::too_many_arguments)]
@@ -613,7 +617,7 @@ impl<'a> Rewriter<'a> {
     }
 
     /// The branch as the plain clone and as the serial clone run it, when this fork point has
-    /// those forms.
+    /// those forms (the inner fn's).
     fn twins(&mut self, branch: &Expr) -> Option<(Expr, Expr)> {
         if self.style != Style::JoinOrPlain {
             return None;
@@ -650,24 +654,22 @@ impl<'a> Rewriter<'a> {
         match self.style {
             Style::Join => (join, pat),
             Style::Plain => {
+                // `w` is the plain clone's `WorkRequestPoll`. The poll is a statement of its
+                // own, so the branches stay a plain sequence of self-calls (which the optimiser
+                // can turn into a loop, as it does the sequential fn's).
                 let seq = common::tuple_nest(branches);
-                (quote_spanned!(span=> { #w.poll_work_request(); #seq }), pat)
+                (quote_spanned!(span=> { #w.poll(); #seq }), pat)
             }
             Style::JoinOrPlain => {
-                // Plain recursion that polls while this worker has a private fork to offer;
-                // without one, polling cannot help until the subtree returns: no checks at all.
                 let plain = common::tuple_nest(plain);
                 let serial = common::tuple_nest(serial);
+                let krate = &self.names.krate;
+                let mode = quote!(#krate::__private::ForkMode);
                 (
-                    quote_spanned!(span=> if #w.fork_is_plain() {
-                        if #w.can_promote() {
-                            #w.poll_work_request();
-                            #plain
-                        } else {
-                            #serial
-                        }
-                    } else {
-                        #join
+                    quote_spanned!(span=> match #w.fork_mode() {
+                        #mode::Join(#w) => #join,
+                        #mode::Plain(#w) => #plain,
+                        #mode::Serial => #serial,
                     }),
                     pat,
                 )

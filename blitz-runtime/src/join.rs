@@ -27,12 +27,81 @@
 //! panics, its panic is re-thrown after `a` returned. With two panics, `a`'s wins (it is first
 //! in source order) and `b`'s payload is dropped.
 
+use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
 
 use crate::job::StackJob;
 use crate::latch::{AsCoreLatch, Latch, OnceLatch};
 use crate::pool::global_registry;
-use crate::registry::{EAGER_DEPTH, Worker};
+use crate::registry::{EAGER_DEPTH, REQUEST_RAISED, Worker};
+use crate::sync::{AtomicU8, Ordering};
+
+/// What a fork point of generated code (`#[parallel]`) does: the answer of
+/// [`Worker::fork_mode`].
+#[doc(hidden)]
+pub enum ForkMode<'w> {
+    /// Fork through [`Worker::join`]: the fork can be recorded, so promoted while pending.
+    Join(&'w Worker),
+    /// Run the branches one after the other in the plain copy, which polls at its fork points
+    /// through this handle: the fork could not be promoted while pending, but an older one of
+    /// this worker still can.
+    Plain(WorkRequestPoll<'w>),
+    /// Run the branches one after the other in the fork-free copy: nothing of this worker can
+    /// be promoted until this fork's subtree returns, so polling would be wasted.
+    Serial,
+}
+
+/// The fork-point check of plain recursion (see [`Worker::fork_mode`]), as a handle to the
+/// worker's request flag alone: generated code passes it down the plain copy of a recursive
+/// function instead of `&Worker`, so a fork point costs one load through an argument
+/// register. Tied to its worker's thread (`!Send`).
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct WorkRequestPoll<'w> {
+    flag: &'w AtomicU8,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl WorkRequestPoll<'_> {
+    /// Answers an idle peer's request for work, if one is raised, by promoting the worker's
+    /// oldest private fork. A request the worker cannot answer is deferred (see
+    /// `registry::REQUEST_DEFERRED`), so later polls stay on the fast path.
+    #[inline]
+    pub fn poll(self) {
+        // Relaxed: a hint (see `ThreadInfo::work_wanted`).
+        if self.flag.load(Ordering::Relaxed) == REQUEST_RAISED {
+            answer_request_of_current_worker(self.flag);
+        }
+    }
+
+    /// A `fork_join!` inside the plain copy: like [`Worker::join`] at a fork that cannot be
+    /// recorded, a poll and then both closures in order. As in the rest of a plain subtree, a
+    /// panic in `a` propagates at once.
+    #[inline]
+    pub fn join<A, B, RA, RB>(self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(Self) -> RA,
+        B: FnOnce(Self) -> RB,
+    {
+        self.poll();
+        (a(self), b(self))
+    }
+}
+
+/// The out-of-line half of [`WorkRequestPoll::poll`]: `flag` was raised. The worker is looked
+/// up here, not carried in the handle, to keep the plain copy's fast path to one argument.
+#[cold]
+#[inline(never)]
+fn answer_request_of_current_worker(flag: &AtomicU8) {
+    match Worker::current() {
+        // The handle is `!Send`, so this is the worker it came from; checked all the same, as
+        // answering for another worker would promote frames that are not ours to offer.
+        Some(worker) if std::ptr::eq(worker.work_wanted_flag(), flag) => {
+            worker.answer_work_request()
+        }
+        _ => debug_assert!(false, "blitz: a work-request poll away from its worker"),
+    }
+}
 
 impl Worker {
     /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -80,30 +149,37 @@ impl Worker {
         self.join_recorded(depth, a, b)
     }
 
-    /// True if a fork made here now could never be promoted while pending (it is beyond the
-    /// recorded frames, see `registry::FRAME_WINDOW`, or this worker is alone). Nothing forked
-    /// below such a fork can be promoted either, so generated code (`#[parallel]`) runs the
-    /// whole subtree as plain recursion that only [`poll_work_request`](Self::poll_work_request)s
-    /// at its fork points: what [`join`](Self::join) would do there, minus the bookkeeping.
+    /// What a fork point of generated code (`#[parallel]`) does here.
+    ///
+    /// [`ForkMode::Join`] if a fork made now is recorded (so it can be promoted while
+    /// pending). Otherwise the fork is plain, and nothing forked below it can be recorded
+    /// unless this worker promotes an older fork first (see `registry::FRAME_WINDOW`): after
+    /// answering a pending request (which may make room to record this fork after all), the
+    /// subtree runs as plain recursion that polls at its fork points ([`ForkMode::Plain`]),
+    /// or, with no private fork left to offer, as the fork-free copy ([`ForkMode::Serial`]).
     #[doc(hidden)]
     #[inline]
-    pub fn fork_is_plain(&self) -> bool {
-        self.is_alone() || !self.fork_is_recordable()
-    }
-
-    /// True if this worker has a private fork pending that it could promote for an idle peer.
-    /// Within plain recursion (see [`fork_is_plain`](Self::fork_is_plain)) this can only turn
-    /// false: once it is false, polling for requests is useless until the subtree returns, so
-    /// generated code runs such a subtree in the fork-free copy of the function.
-    #[doc(hidden)]
-    #[inline]
-    pub fn can_promote(&self) -> bool {
-        self.has_private_frames()
+    pub fn fork_mode(&self) -> ForkMode<'_> {
+        if self.fork_is_recordable() && !self.is_alone() {
+            return ForkMode::Join(self);
+        }
+        self.poll_work_request();
+        if self.fork_is_recordable() && !self.is_alone() {
+            ForkMode::Join(self)
+        } else if self.has_private_frames() {
+            ForkMode::Plain(WorkRequestPoll {
+                flag: self.work_wanted_flag(),
+                _not_send: PhantomData,
+            })
+        } else {
+            ForkMode::Serial
+        }
     }
 
     /// Answers an idle peer's request for work by promoting our oldest private fork, if one is
-    /// pending. The fork-point check of plain recursion (see [`fork_is_plain`](Self::fork_is_plain)):
-    /// one relaxed load of a flag only peers write, and only while they are idle.
+    /// pending. The check of the runtime's own plain forks and waits: one relaxed load of a
+    /// flag only peers write, and only while they are idle. (Generated code polls through
+    /// [`fork_mode`](Self::fork_mode) and a [`WorkRequestPoll`] instead.)
     #[doc(hidden)]
     #[inline]
     pub fn poll_work_request(&self) {
@@ -322,6 +398,104 @@ mod tests {
             let sum = pool.install_with_worker(|w| chain(w, depth, &ran));
             assert_eq!(sum, depth * (depth + 1) / 2);
             assert_eq!(ran.into_inner(), depth as usize);
+        }
+    }
+
+    fn mode_name(mode: &super::ForkMode<'_>) -> &'static str {
+        match mode {
+            super::ForkMode::Join(_) => "join",
+            super::ForkMode::Plain(_) => "plain",
+            super::ForkMode::Serial => "serial",
+        }
+    }
+
+    /// `n` recorded forks (their second closures count into `ran_b`), then `f` inside them.
+    fn nest(w: &Worker, n: usize, ran_b: &AtomicUsize, f: &mut dyn FnMut(&Worker)) {
+        if n == 0 {
+            return f(w);
+        }
+        w.join(
+            |w| nest(w, n - 1, ran_b, f),
+            |_| ran_b.fetch_add(1, Ordering::Relaxed),
+        );
+    }
+
+    /// The decisions of generated fork points: a recordable fork joins; beyond the recorded
+    /// window the subtree runs plain while a private fork is left to offer, serial once none
+    /// is. A raised request promotes the oldest private fork (which can reopen the window);
+    /// one that finds nothing to offer is deferred to the next recorded fork.
+    #[test]
+    fn fork_mode_and_polls_follow_the_frame_window_and_requests() {
+        use crate::registry::{REQUEST_DEFERRED, REQUEST_NONE, REQUEST_RAISED};
+        use std::sync::atomic::AtomicBool;
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for _ in 0..if cfg!(miri) { 2 } else { 20 } {
+            let ran_b = AtomicUsize::new(0);
+            let (peer_busy, done) = (AtomicBool::new(false), AtomicBool::new(false));
+            let mut checks = |w: &Worker| {
+                // Depth 5, above the recorded forks at depths 1-4: the window is full.
+                let flag = w.work_wanted_flag();
+                let state = || flag.load(Ordering::Relaxed);
+                assert_eq!(mode_name(&w.fork_mode()), "plain");
+                flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                // Depth 1 is promoted, which makes room to record a fork here.
+                assert_eq!(mode_name(&w.fork_mode()), "join");
+                assert_eq!(state(), REQUEST_NONE, "request answered");
+                // Recorded at depth 5 (private: depths 2-5), then a fork that cannot be
+                // recorded (depth 6), so inside it no promotion can make room.
+                nest(w, 2, &ran_b, &mut |w| {
+                    let super::ForkMode::Plain(poll) = w.fork_mode() else {
+                        panic!("not plain with private forks beyond the window");
+                    };
+                    for depth in 2..=5 {
+                        poll.poll();
+                        assert!(w.has_private_frames(), "no request, nothing promoted");
+                        flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                        poll.poll();
+                        assert_eq!(state(), REQUEST_NONE, "depth {depth} promoted");
+                    }
+                    assert!(!w.has_private_frames());
+                    assert_eq!(mode_name(&w.fork_mode()), "serial");
+                    // Nothing left to offer: the request is deferred, and stays so.
+                    flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                    poll.poll();
+                    assert_eq!(state(), REQUEST_DEFERRED);
+                    poll.poll();
+                    assert_eq!(mode_name(&w.fork_mode()), "serial");
+                    assert_eq!(state(), REQUEST_DEFERRED);
+                });
+                // Back at depth 5, all promoted: the next recorded fork answers at once.
+                w.join(
+                    |w| {
+                        assert_eq!(state(), REQUEST_NONE, "deferred request answered");
+                        assert!(!w.has_private_frames());
+                    },
+                    |_| ran_b.fetch_add(1, Ordering::Relaxed),
+                );
+                // Only now may the peer go idle (and raise our flag again).
+                done.store(true, Ordering::Release);
+            };
+            pool.install_with_worker(|w| {
+                // Depth 0 is published at once: the peer takes its `b` and stays busy there,
+                // so it stops raising our flag (idle workers raise it).
+                w.join(
+                    |w| {
+                        while !peer_busy.load(Ordering::Acquire) {
+                            std::hint::spin_loop();
+                        }
+                        w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
+                        nest(w, 4, &ran_b, &mut checks);
+                    },
+                    |_| {
+                        peer_busy.store(true, Ordering::Release);
+                        while !done.load(Ordering::Acquire) {
+                            std::hint::spin_loop();
+                        }
+                    },
+                )
+            });
+            // Every second closure ran once, promoted (and maybe stolen) or not.
+            assert_eq!(ran_b.into_inner(), 7);
         }
     }
 

@@ -33,7 +33,7 @@ pub(crate) mod sync;
 pub(crate) mod unwind;
 
 pub use broadcast::{BroadcastContext, broadcast};
-pub use join::{join, with_worker};
+pub use join::{ForkMode, WorkRequestPoll, join, with_worker};
 pub use loops::{
     ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,
     ParallelSource, all, any, chunks, chunks_mut, enumerate, enumerate_mut, find_any,

@@ -34,7 +34,7 @@ use crate::injector::Injector;
 use crate::job::{JobHeader, JobRef, StackJob};
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
 use crate::sleep::Sleep;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 
 use crossbeam_utils::CachePadded;
 
@@ -61,6 +61,17 @@ pub(crate) const FRAME_WINDOW: usize = 4;
 pub(crate) const EAGER_DEPTH: usize = 1;
 use crate::unwind::AbortIfPanic;
 
+/// `ThreadInfo::work_wanted`: no peer asks for work.
+pub(crate) const REQUEST_NONE: u8 = 0;
+/// `ThreadInfo::work_wanted`: an idle peer asks for work. Set only by peers, and only from
+/// `REQUEST_NONE`.
+pub(crate) const REQUEST_RAISED: u8 = 1;
+/// `ThreadInfo::work_wanted`: a request the owner saw when it had no private frame to offer.
+/// Still a request (the owner's recorded forks and waits answer it), but not one for the polls
+/// of plain recursion: nothing forked there can be offered, and without this state every one
+/// of its forks would take the out-of-line path while a peer sits idle.
+pub(crate) const REQUEST_DEFERRED: u8 = 2;
+
 /// Called with a panic payload that escaped a spawned task or a handler.
 pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
 /// Called with the worker's index on its thread, at start or exit.
@@ -80,10 +91,11 @@ struct ThreadInfo {
     deque: Deque<JobHeader>,
     /// Set when the pool terminates; the worker's main loop waits on it.
     terminate: CoreLatch,
-    /// Raised by idle peers: "promote a private frame so we can steal it". A hint only: if it
-    /// is missed, work still completes, just with less parallelism. Padded: it is read at every
-    /// fork by its owner and written by others only while they are idle.
-    work_wanted: CachePadded<AtomicBool>,
+    /// Raised by idle peers: "promote a private frame so we can steal it" (one of the
+    /// `REQUEST_*` states). A hint only: if it is missed, work still completes, just with less
+    /// parallelism. Padded: it is read at every fork by its owner and written by others only
+    /// while they are idle.
+    work_wanted: CachePadded<AtomicU8>,
     /// Broadcast jobs for this worker: anyone pushes, only the worker takes.
     broadcasts: BroadcastQueue,
 }
@@ -109,7 +121,7 @@ impl Registry {
                 .map(|_| ThreadInfo {
                     deque: Deque::new(),
                     terminate: CoreLatch::new(),
-                    work_wanted: CachePadded::new(AtomicBool::new(false)),
+                    work_wanted: CachePadded::new(AtomicU8::new(REQUEST_NONE)),
                     broadcasts: BroadcastQueue::new(),
                 })
                 .collect(),
@@ -284,8 +296,8 @@ impl Registry {
         for (index, info) in self.thread_infos.iter().enumerate() {
             // Relaxed: a hint (see `ThreadInfo::work_wanted`). Read first so that idle rounds do
             // not keep invalidating the busy owner's cache line.
-            if index != from && !info.work_wanted.load(Ordering::Relaxed) {
-                info.work_wanted.store(true, Ordering::Relaxed);
+            if index != from && info.work_wanted.load(Ordering::Relaxed) == REQUEST_NONE {
+                info.work_wanted.store(REQUEST_RAISED, Ordering::Relaxed);
             }
         }
     }
@@ -341,7 +353,7 @@ pub struct Worker {
     /// check and two loads per push/pop. Valid as long as `registry` is.
     deque: *const Deque<JobHeader>,
     /// `registry.thread_infos[index].work_wanted`, cached like `deque`.
-    work_wanted: *const AtomicBool,
+    work_wanted: *const AtomicU8,
     /// The recorded forks, as a ring: the fork at depth `d` is at `frames[d % FRAME_WINDOW]`.
     ///
     /// Invariants: `promoted <= recorded <= depth` and `recorded - promoted <= FRAME_WINDOW`.
@@ -376,7 +388,7 @@ impl std::fmt::Debug for Worker {
 impl Worker {
     pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Worker {
         let deque: *const Deque<JobHeader> = &registry.thread_infos[index].deque;
-        let work_wanted: *const AtomicBool = &*registry.thread_infos[index].work_wanted;
+        let work_wanted: *const AtomicU8 = &*registry.thread_infos[index].work_wanted;
         let alone = registry.num_threads() == 1;
         Worker {
             index,
@@ -505,12 +517,18 @@ impl Worker {
         self.alone
     }
 
-    /// True if an idle peer asked us for work.
+    /// This worker's request flag (see `ThreadInfo::work_wanted`).
+    #[inline]
+    pub(crate) fn work_wanted_flag(&self) -> &AtomicU8 {
+        // SAFETY: points into `self.registry`, which outlives `self` (see `work_wanted`).
+        unsafe { &*self.work_wanted }
+    }
+
+    /// True if an idle peer asked us for work (raised or deferred).
     #[inline]
     pub(crate) fn work_wanted(&self) -> bool {
-        // SAFETY: points into `self.registry` (see `work_wanted`'s field docs).
         // Relaxed: a hint; see `ThreadInfo::work_wanted`.
-        unsafe { (*self.work_wanted).load(Ordering::Relaxed) }
+        self.work_wanted_flag().load(Ordering::Relaxed) != REQUEST_NONE
     }
 
     /// Pushes the oldest private frame onto our deque, where idle peers can steal it (and
@@ -530,16 +548,20 @@ impl Worker {
         true
     }
 
-    /// Answers a peer's request for work. With no private frame to offer, the request stays
-    /// raised for our next fork.
+    /// Answers a peer's request for work. With no private frame to offer, the request stays,
+    /// deferred to our next recorded fork (see `REQUEST_DEFERRED`).
     #[cold]
     #[inline(never)]
     pub(crate) fn answer_work_request(&self) {
-        if self.promote_oldest_frame() {
-            // SAFETY: as in `work_wanted`. Relaxed: consuming a hint; a peer that is still
-            // idle raises it again.
-            unsafe { (*self.work_wanted).store(false, Ordering::Relaxed) };
-        }
+        // Relaxed: consuming a hint; a peer that is still idle raises it again. A peer's
+        // `REQUEST_RAISED` can only replace `REQUEST_NONE`, so these stores lose no request the
+        // peer would not repeat in its next idle round.
+        let state = if self.promote_oldest_frame() {
+            REQUEST_NONE
+        } else {
+            REQUEST_DEFERRED
+        };
+        self.work_wanted_flag().store(state, Ordering::Relaxed);
     }
 
     /// Pops the newest job from this worker's own deque.

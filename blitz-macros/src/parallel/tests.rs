@@ -33,30 +33,25 @@ fn fib() {
                     return n;
                 }
                 {
-                    let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
-                        if __blitz_w.can_promote() {
-                            __blitz_w.poll_work_request();
-                            (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
-                        } else {
-                            (__blitz_fib_serial(n - 1), __blitz_fib_serial(n - 2))
-                        }
-                    } else {
-                        __blitz_w.join(
+                    let (__blitz_r0, __blitz_r1) = match __blitz_w.fork_mode() {
+                        ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
                             |__blitz_w| __blitz_fib(__blitz_w, n - 1),
                             |__blitz_w| __blitz_fib(__blitz_w, n - 2)
-                        )
+                        ),
+                        ::blitz::__private::ForkMode::Plain(__blitz_w) => (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2)),
+                        ::blitz::__private::ForkMode::Serial => (__blitz_fib_serial(n - 1), __blitz_fib_serial(n - 2)),
                     };
                     __blitz_r0 + __blitz_r1
                 }
             }
             #[allow(clippy::too_many_arguments)]
-            fn __blitz_fib_plain(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
+            fn __blitz_fib_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, n: u64) -> u64 {
                 if n < 2 {
                     return n;
                 }
                 {
                     let (__blitz_r0, __blitz_r1) = {
-                        __blitz_w.poll_work_request();
+                        __blitz_w.poll();
                         (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
                     };
                     __blitz_r0 + __blitz_r1
@@ -202,30 +197,25 @@ fn quicksort_forks_consecutive_statements() {
                 }
                 let mid = partition(v);
                 let (lo, hi) = v.split_at_mut(mid);
-                let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
-                    if __blitz_w.can_promote() {
-                        __blitz_w.poll_work_request();
-                        (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
-                    } else {
-                        (__blitz_quicksort_serial(lo), __blitz_quicksort_serial(&mut hi[1..]))
-                    }
-                } else {
-                    __blitz_w.join(
+                let (__blitz_r0, __blitz_r1) = match __blitz_w.fork_mode() {
+                    ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
                         |__blitz_w| __blitz_quicksort(__blitz_w, lo),
                         |__blitz_w| __blitz_quicksort(__blitz_w, &mut hi[1..])
-                    )
+                    ),
+                    ::blitz::__private::ForkMode::Plain(__blitz_w) => (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..])),
+                    ::blitz::__private::ForkMode::Serial => (__blitz_quicksort_serial(lo), __blitz_quicksort_serial(&mut hi[1..])),
                 };
                 let (_, _,) = (__blitz_r0, __blitz_r1,);
             }
             #[allow(clippy::too_many_arguments)]
-            fn __blitz_quicksort_plain<T: Ord + Send>(__blitz_w: &::blitz::__private::Worker, v: &mut [T]) {
+            fn __blitz_quicksort_plain<T: Ord + Send>(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, v: &mut [T]) {
                 if v.len() <= 1 {
                     return;
                 }
                 let mid = partition(v);
                 let (lo, hi) = v.split_at_mut(mid);
                 let (__blitz_r0, __blitz_r1) = {
-                    __blitz_w.poll_work_request();
+                    __blitz_w.poll();
                     (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
                 };
                 let (_, _,) = (__blitz_r0, __blitz_r1,);
@@ -302,36 +292,31 @@ fn three_way_fork_nests_joins_and_applies_try_in_order() {
             #[allow(clippy::too_many_arguments)]
             fn __blitz_count(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
                 Ok({
-                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = if __blitz_w.fork_is_plain() {
-                        if __blitz_w.can_promote() {
-                            __blitz_w.poll_work_request();
-                            (
-                                __blitz_count_plain(__blitz_w, &t.a),
-                                (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
-                            )
-                        } else {
-                            (
-                                __blitz_count_serial(&t.a),
-                                (__blitz_count_serial(&t.b), __blitz_count_serial(&t.c))
-                            )
-                        }
-                    } else {
-                        __blitz_w.join(
+                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = match __blitz_w.fork_mode() {
+                        ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
                             |__blitz_w| __blitz_count(__blitz_w, &t.a),
                             |__blitz_w| __blitz_w.join(
-                                |__blitz_w| __blitz_count(__blitz_w, &t.b),
-                                |__blitz_w| __blitz_count(__blitz_w, &t.c)
+                            |__blitz_w| __blitz_count(__blitz_w, &t.b),
+                            |__blitz_w| __blitz_count(__blitz_w, &t.c)
                             )
-                        )
+                        ),
+                        ::blitz::__private::ForkMode::Plain(__blitz_w) => (
+                        __blitz_count_plain(__blitz_w, &t.a),
+                        (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
+                        ),
+                        ::blitz::__private::ForkMode::Serial => (
+                        __blitz_count_serial(&t.a),
+                        (__blitz_count_serial(&t.b), __blitz_count_serial(&t.c))
+                        ),
                     };
                     __blitz_r0? + __blitz_r1? + __blitz_r2?
                 })
             }
             #[allow(clippy::too_many_arguments)]
-            fn __blitz_count_plain(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
+            fn __blitz_count_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, t: &Tree) -> Result<u64, E> {
                 Ok({
                     let (__blitz_r0, (__blitz_r1, __blitz_r2)) = {
-                        __blitz_w.poll_work_request();
+                        __blitz_w.poll();
                         (
                             __blitz_count_plain(__blitz_w, &t.a),
                             (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
@@ -409,26 +394,21 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
             }
         ),
     );
-    let want = quote!(
+    let want = quote! {
         fn f(n: u64) -> P {
             #[allow(clippy::too_many_arguments)]
             fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
                 {
-                    let (__blitz_r0, __blitz_r1) = if __blitz_w.fork_is_plain() {
-                        if __blitz_w.can_promote() {
-                            __blitz_w.poll_work_request();
-                            (
-                                __blitz_f_plain(__blitz_w, n - 1),
-                                __blitz_f_plain(__blitz_w, n - 2),
-                            )
-                        } else {
-                            (__blitz_f_serial(n - 1), __blitz_f_serial(n - 2))
-                        }
-                    } else {
-                        __blitz_w.join(
+                    let (__blitz_r0, __blitz_r1) = match __blitz_w.fork_mode() {
+                        ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
                             |__blitz_w| __blitz_f(__blitz_w, n - 1),
                             |__blitz_w| __blitz_f(__blitz_w, n - 2),
-                        )
+                        ),
+                        ::blitz::__private::ForkMode::Plain(__blitz_w) => (
+                            __blitz_f_plain(__blitz_w, n - 1),
+                            __blitz_f_plain(__blitz_w, n - 2),
+                        ),
+                        ::blitz::__private::ForkMode::Serial => (__blitz_f_serial(n - 1), __blitz_f_serial(n - 2)),
                     };
                     P {
                         l: __blitz_r0.l,
@@ -437,10 +417,10 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
                 }
             }
             #[allow(clippy::too_many_arguments)]
-            fn __blitz_f_plain(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
+            fn __blitz_f_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, n: u64) -> P {
                 {
                     let (__blitz_r0, __blitz_r1) = {
-                        __blitz_w.poll_work_request();
+                        __blitz_w.poll();
                         (
                             __blitz_f_plain(__blitz_w, n - 1),
                             __blitz_f_plain(__blitz_w, n - 2),
@@ -467,7 +447,7 @@ fn what_is_applied_to_a_forked_result_runs_after_the_join() {
                 }
             })
         }
-    );
+    };
     assert_eq!(
         crate::common::normalize(got),
         crate::common::normalize(want)
@@ -494,36 +474,31 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
             #[allow(clippy::too_many_arguments)]
             fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
                 let a = __blitz_f(__blitz_w, n - 1);
-                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = if __blitz_w.fork_is_plain() {
-                    if __blitz_w.can_promote() {
-                        __blitz_w.poll_work_request();
-                        (
-                            __blitz_f_plain(__blitz_w, n - 2) + a,
-                            (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
-                        )
-                    } else {
-                        (
-                            __blitz_f_serial(n - 2) + a,
-                            (__blitz_f_serial(n - 3), __blitz_f_serial(n - 4))
-                        )
-                    }
-                } else {
-                    __blitz_w.join(
+                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = match __blitz_w.fork_mode() {
+                    ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
                         |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
                         |__blitz_w| __blitz_w.join(
-                            |__blitz_w| __blitz_f(__blitz_w, n - 3),
-                            |__blitz_w| __blitz_f(__blitz_w, n - 4),
-                        ),
-                    )
+                        |__blitz_w| __blitz_f(__blitz_w, n - 3),
+                        |__blitz_w| __blitz_f(__blitz_w, n - 4),
+                    ),
+                    ),
+                    ::blitz::__private::ForkMode::Plain(__blitz_w) => (
+                    __blitz_f_plain(__blitz_w, n - 2) + a,
+                    (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
+                    ),
+                    ::blitz::__private::ForkMode::Serial => (
+                    __blitz_f_serial(n - 2) + a,
+                    (__blitz_f_serial(n - 3), __blitz_f_serial(n - 4))
+                    ),
                 };
                 let (a, _) = (__blitz_r0, __blitz_r1);
                 __blitz_r2
             }
             #[allow(clippy::too_many_arguments)]
-            fn __blitz_f_plain(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
+            fn __blitz_f_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, n: u64) -> u64 {
                 let a = __blitz_f_plain(__blitz_w, n - 1);
                 let (__blitz_r0, (__blitz_r1, __blitz_r2)) = {
-                    __blitz_w.poll_work_request();
+                    __blitz_w.poll();
                     (
                         __blitz_f_plain(__blitz_w, n - 2) + a,
                         (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
