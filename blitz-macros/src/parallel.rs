@@ -6,9 +6,10 @@
 //! A free fn becomes a thin wrapper that looks the worker up once (`with_worker`) and calls a
 //! nested copy of the fn that takes the worker as an extra parameter and passes it down the
 //! recursion, so a fork costs a `Worker::join` and nothing else. Where the worker says a fork
-//! could never be promoted (`fork_is_plain`), that copy hands the subtree to a second nested
-//! copy, plain recursion that only polls for work requests at its fork points; a third one,
-//! fork-free, serves `cutoff` and one-worker pools. A method cannot have such a
+//! cannot be recorded (`Worker::fork_mode`), that copy hands the subtree to a second nested
+//! copy, plain recursion that only polls for work requests at its fork points (through a
+//! `WorkRequestPoll`, one load); a third one, fork-free, serves `cutoff`, one-worker pools and
+//! subtrees under which the worker has nothing to offer. A method cannot have such a
 //! nested copy (a nested fn cannot name `Self`, and a sibling method would not compile in a
 //! trait impl), so a method runs its body inside `with_worker` and its recursive calls go
 //! through the method itself: one thread-local lookup per call.
@@ -388,9 +389,10 @@ fn expand_free(
     };
     let inner_body = with_cutoff(par_body);
 
-    // The plain clone: where a fork could never be promoted while pending, nothing forked
-    // below it can be either (see `Worker::fork_is_plain`), so the inner fn hands such
-    // subtrees to this copy, whose fork points only poll for an idle peer's request.
+    // The plain clone: where a fork cannot be recorded, nothing forked below it can be until
+    // the worker promotes an older fork (see `Worker::fork_mode`), so the inner fn hands such
+    // subtrees to this copy, whose fork points only poll for an idle peer's request. It gets
+    // the worker's request flag alone, not the worker: one load per fork.
     let mut plain_sig = inner_sig.clone();
     plain_sig.ident = names.plain.clone();
     plain_sig.inputs.insert(
