@@ -160,11 +160,13 @@ impl Worker {
     #[doc(hidden)]
     #[inline]
     pub fn fork_mode(&self) -> ForkMode<'_> {
-        if self.fork_is_recordable() && !self.is_alone() {
+        // A one-worker pool records nothing: nobody could take a recorded fork.
+        let recordable = || !self.is_alone() && self.fork_is_recordable();
+        if recordable() {
             return ForkMode::Join(self);
         }
         self.poll_work_request();
-        if self.fork_is_recordable() && !self.is_alone() {
+        if recordable() {
             ForkMode::Join(self)
         } else if self.has_private_frames() {
             ForkMode::Plain(WorkRequestPoll {
