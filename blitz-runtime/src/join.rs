@@ -182,10 +182,9 @@ impl Worker {
     /// pending. The check of the runtime's own plain forks and waits: one relaxed load of a
     /// flag only peers write, and only while they are idle. (Generated code polls through
     /// [`fork_mode`](Self::fork_mode) and a [`WorkRequestPoll`] instead.)
-    #[doc(hidden)]
     #[inline]
-    pub fn poll_work_request(&self) {
-        // With nothing to promote, a raised flag stays raised (a peer is idle): checking for
+    pub(crate) fn poll_work_request(&self) {
+        // With nothing to promote, the request stays up (a peer is idle): checking for
         // private frames first keeps every later poll off the out-of-line path.
         if self.work_wanted() && self.has_private_frames() {
             self.answer_work_request();
