@@ -402,9 +402,9 @@ fn sqrt(suite: &mut Suite) {
     }
 }
 
-fn quicksort(suite: &mut Suite) {
+/// `parallel_levels(threads)`: how many top levels of the parallel sorts partition in parallel.
+fn quicksort(suite: &mut Suite, workload: &str, parallel_levels: fn(usize) -> u32) {
     const N: usize = 10_000_000;
-    let workload = "quicksort 10M u64";
     if !suite.wants(workload) {
         return;
     }
@@ -420,28 +420,29 @@ fn quicksort(suite: &mut Suite) {
     };
     suite.case((workload, "sequential", 1), setup, seq, ok);
     for &t in &suite.threads.clone() {
+        let levels = parallel_levels(t);
         let pool = blitz_pool(t);
         let run = |mut v: Vec<u64>| {
-            pool.install(|| qsort_dsl(&mut v));
+            pool.install(|| qsort_dsl::sort(&mut v, levels));
             v
         };
         suite.case((workload, "blitz-dsl", t), setup, run, ok);
         let run = |mut v: Vec<u64>| {
-            pool.install_with_worker(|w| qsort_blitz(w, &mut v));
+            pool.install_with_worker(|w| qsort_blitz::sort(w, &mut v, levels));
             v
         };
         suite.case((workload, "blitz-raw", t), setup, run, ok);
         drop(pool);
         let pool = rayon_pool(t);
         let run = |mut v: Vec<u64>| {
-            pool.install(|| qsort_rayon(&mut v));
+            pool.install(|| qsort_rayon::sort(&mut v, levels));
             v
         };
         suite.case((workload, "rayon", t), setup, run, ok);
         drop(pool);
         let pool = chili_pool(t);
         let run = |mut v: Vec<u64>| {
-            qsort_chili(&mut pool.scope(), &mut v);
+            qsort_chili::sort(&mut pool.scope(), &mut v, levels);
             v
         };
         suite.case((workload, "chili", t), setup, run, ok);
@@ -1077,7 +1078,13 @@ fn main() {
     coarse(&mut suite);
     sum(&mut suite);
     sqrt(&mut suite);
-    quicksort(&mut suite);
+    quicksort(&mut suite, "quicksort 10M u64", parallel_partition_levels);
+    // The same sorts with every partition sequential: the first one bounds the speedup.
+    quicksort(
+        &mut suite,
+        "quicksort 10M u64, sequential partitions",
+        |_| 0,
+    );
     matmul(&mut suite);
 
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());

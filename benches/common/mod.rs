@@ -317,8 +317,23 @@ pub fn sort_input(len: usize) -> Vec<u64> {
         .collect()
 }
 
-/// Lomuto partition around the median of three; returns the pivot's final index.
-pub fn partition(v: &mut [u64]) -> usize {
+/// How many of a parallel quicksort's top levels partition in parallel: enough that below them
+/// the sort's own recursion has a task for every thread (`ceil(log2(threads))`, so none with
+/// one thread). A sequential partition of the whole input bounds the speedup (Amdahl): on the
+/// 10M input it is 7% of the sequential sort, which caps two threads at a ratio of about 0.535.
+/// A parallel partition costs an extra pass that swaps about a quarter of its slice, so the
+/// levels below, which have parallelism enough, keep the sequential one.
+pub fn parallel_partition_levels(threads: usize) -> u32 {
+    threads.next_power_of_two().trailing_zeros()
+}
+
+/// A parallel partition cuts its slice into this many blocks and partitions them at once.
+pub const PARTITION_BLOCKS: usize = 8;
+/// It then swaps the misplaced elements in pieces of at most this many, spread over the pool.
+pub const SWAP_PIECE: usize = 1 << 16;
+
+/// Moves the median of the first, middle and last elements to the end, as the pivot.
+fn pivot_to_end(v: &mut [u64]) {
     let last = v.len() - 1;
     let mid = v.len() / 2;
     if v[mid] < v[0] {
@@ -330,15 +345,163 @@ pub fn partition(v: &mut [u64]) -> usize {
     if v[mid] < v[last] {
         v.swap(mid, last);
     }
+}
+
+/// Lomuto's loop: moves the elements `<= pivot` to the front; returns how many there are.
+fn partition_by(v: &mut [u64], pivot: u64) -> usize {
     let mut store = 0;
-    for i in 0..last {
-        if v[i] <= v[last] {
+    for i in 0..v.len() {
+        if v[i] <= pivot {
             v.swap(i, store);
             store += 1;
         }
     }
+    store
+}
+
+/// Lomuto partition around the median of three; returns the pivot's final index.
+pub fn partition(v: &mut [u64]) -> usize {
+    pivot_to_end(v);
+    let last = v.len() - 1;
+    let pivot = v[last];
+    let store = partition_by(&mut v[..last], pivot);
     v.swap(store, last);
     store
+}
+
+/// Two equally long pieces of one slice, to swap with each other.
+type SwapPair<'a> = (&'a mut [u64], &'a mut [u64]);
+
+/// After each block of `v` was partitioned on its own (block `i` holds `counts[i]` elements
+/// `<= pivot` at its front), the elements `> pivot` left of the final boundary and the elements
+/// `<= pivot` right of it are equally many. Pairs them up in order, in pieces of at most
+/// [`SWAP_PIECE`], as slices to swap. Returns the boundary and the pairs.
+fn misplaced_pairs<'a>(
+    v: &'a mut [u64],
+    block_len: usize,
+    counts: &[usize],
+) -> (usize, Vec<SwapPair<'a>>) {
+    let len = v.len();
+    let boundary: usize = counts.iter().sum();
+    // Runs of misplaced elements, as ranges of `v`, in ascending order on each side.
+    let mut greater_left = Vec::new();
+    let mut lesser_right = Vec::new();
+    for (i, &count) in counts.iter().enumerate() {
+        let start = i * block_len;
+        let end = (start + block_len).min(len);
+        let split = start + count;
+        if split < boundary {
+            greater_left.push(split..end.min(boundary));
+        }
+        if end > boundary {
+            lesser_right.push(start.max(boundary)..split.max(boundary));
+        }
+    }
+    let (mut left, mut right) = v.split_at_mut(boundary);
+    let (mut left_at, mut right_at) = (0, boundary);
+    let mut pairs = Vec::new();
+    let mut lesser = lesser_right.into_iter().filter(|r| !r.is_empty());
+    let mut current = lesser.next();
+    for mut run in greater_left {
+        while !run.is_empty() {
+            let other = current.as_mut().expect("as many misplaced on each side");
+            let n = run.len().min(other.len()).min(SWAP_PIECE);
+            // Carve both pieces off the front of what is left of each side.
+            let (_, rest) = std::mem::take(&mut left).split_at_mut(run.start - left_at);
+            let (a, rest) = rest.split_at_mut(n);
+            left = rest;
+            left_at = run.start + n;
+            let (_, rest) = std::mem::take(&mut right).split_at_mut(other.start - right_at);
+            let (b, rest) = rest.split_at_mut(n);
+            right = rest;
+            right_at = other.start + n;
+            pairs.push((a, b));
+            run.start += n;
+            other.start += n;
+            if other.start == other.end {
+                current = lesser.next();
+            }
+        }
+    }
+    debug_assert!(current.is_none());
+    (boundary, pairs)
+}
+
+/// Defines module `$name`: a quicksort whose top `parallel_levels` levels partition in parallel,
+/// over one fork/join API. `$join` is a macro that runs two expressions as a fork/join pair and
+/// returns both results; it gets the context parameter's name, if the API has one, so that each
+/// arm can rebind it. Every implementation thus runs the same algorithm.
+macro_rules! parallel_quicksort {
+    ($(#[$attr:meta])* mod $name:ident, ctx($($ctx:ident: $ctx_ty:ty)?), $join:ident) => {
+        $(#[$attr])*
+        pub mod $name {
+            use super::{
+                misplaced_pairs, partition_by, pivot_to_end, SwapPair, PARTITION_BLOCKS, SORT_LEAF,
+            };
+
+            pub fn sort($($ctx: $ctx_ty,)? v: &mut [u64], parallel_levels: u32) {
+                if v.len() <= SORT_LEAF {
+                    v.sort_unstable();
+                    return;
+                }
+                let mid = if parallel_levels > 0 {
+                    partition($($ctx,)? v)
+                } else {
+                    super::partition(v)
+                };
+                let (lo, hi) = v.split_at_mut(mid);
+                let below = parallel_levels.saturating_sub(1);
+                $join!([$($ctx)?] sort($($ctx,)? lo, below), sort($($ctx,)? &mut hi[1..], below));
+            }
+
+            /// Same result as [`super::partition`]: the blocks are partitioned at once, then
+            /// the misplaced elements swapped.
+            pub fn partition($($ctx: $ctx_ty,)? v: &mut [u64]) -> usize {
+                pivot_to_end(v);
+                let last = v.len() - 1;
+                let pivot = v[last];
+                let block_len = last.div_ceil(PARTITION_BLOCKS);
+                let mut counts = vec![0; last.div_ceil(block_len)];
+                partition_blocks($($ctx,)? &mut v[..last], block_len, pivot, &mut counts);
+                let (boundary, mut pairs) = misplaced_pairs(&mut v[..last], block_len, &counts);
+                swap_pairs($($ctx,)? &mut pairs);
+                v.swap(boundary, last);
+                boundary
+            }
+
+            fn partition_blocks(
+                $($ctx: $ctx_ty,)?
+                v: &mut [u64],
+                block_len: usize,
+                pivot: u64,
+                counts: &mut [usize],
+            ) {
+                if let [count] = counts {
+                    *count = partition_by(v, pivot);
+                    return;
+                }
+                let half = counts.len() / 2;
+                let (v_lo, v_hi) = v.split_at_mut(half * block_len);
+                let (c_lo, c_hi) = counts.split_at_mut(half);
+                $join!(
+                    [$($ctx)?]
+                    partition_blocks($($ctx,)? v_lo, block_len, pivot, c_lo),
+                    partition_blocks($($ctx,)? v_hi, block_len, pivot, c_hi)
+                );
+            }
+
+            fn swap_pairs($($ctx: $ctx_ty,)? pairs: &mut [SwapPair<'_>]) {
+                match pairs {
+                    [] => {}
+                    [(a, b)] => a.swap_with_slice(b),
+                    _ => {
+                        let (lo, hi) = pairs.split_at_mut(pairs.len() / 2);
+                        $join!([$($ctx)?] swap_pairs($($ctx,)? lo), swap_pairs($($ctx,)? hi));
+                    }
+                }
+            }
+        }
+    };
 }
 
 pub fn qsort_seq(v: &mut [u64]) {
@@ -352,45 +515,38 @@ pub fn qsort_seq(v: &mut [u64]) {
     qsort_seq(&mut hi[1..]);
 }
 
-pub fn qsort_dsl(v: &mut [u64]) {
-    if v.len() <= SORT_LEAF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    blitz::fork_join!(qsort_dsl(lo), qsort_dsl(&mut hi[1..]));
+macro_rules! join_blitz_dsl {
+    ([] $a:expr, $b:expr) => {
+        blitz::fork_join!($a, $b)
+    };
+}
+macro_rules! join_with_context {
+    ([$ctx:ident] $a:expr, $b:expr) => {
+        $ctx.join(|$ctx| $a, |$ctx| $b)
+    };
+}
+macro_rules! join_rayon {
+    ([] $a:expr, $b:expr) => {
+        rayon::join(|| $a, || $b)
+    };
 }
 
-pub fn qsort_blitz(w: &blitz::Worker, v: &mut [u64]) {
-    if v.len() <= SORT_LEAF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    w.join(|w| qsort_blitz(w, lo), |w| qsort_blitz(w, &mut hi[1..]));
-}
-
-pub fn qsort_rayon(v: &mut [u64]) {
-    if v.len() <= SORT_LEAF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    rayon::join(|| qsort_rayon(lo), || qsort_rayon(&mut hi[1..]));
-}
-
-pub fn qsort_chili(s: &mut chili::Scope<'_>, v: &mut [u64]) {
-    if v.len() <= SORT_LEAF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    s.join(|s| qsort_chili(s, lo), |s| qsort_chili(s, &mut hi[1..]));
-}
+parallel_quicksort!(
+    /// Through `fork_join!`.
+    mod qsort_dsl, ctx(), join_blitz_dsl
+);
+parallel_quicksort!(
+    /// Through `Worker::join`.
+    mod qsort_blitz, ctx(w: &blitz::Worker), join_with_context
+);
+parallel_quicksort!(
+    /// Through `rayon::join`.
+    mod qsort_rayon, ctx(), join_rayon
+);
+parallel_quicksort!(
+    /// Through chili's `Scope::join`.
+    mod qsort_chili, ctx(s: &mut chili::Scope<'_>), join_with_context
+);
 
 // ---------------------------------------------------------------- matrix multiply
 
