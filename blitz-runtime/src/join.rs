@@ -8,8 +8,10 @@
 //! while pending, so they are two plain calls plus a flag load. Neither path has a fence, a
 //! shared write or a wake check. A peer's request makes the worker promote its *oldest* private frame onto its
 //! Chase-Lev deque (see `registry`); a join whose `b` was promoted takes the hybrid path below.
-//! The outermost few forks of a call tree are always published (`EAGER_DEPTH`), so coarse
-//! joins run in parallel even when a peer becomes idle only after the fork.
+//! The outermost fork of a new call tree is published at once, and so is the next outermost
+//! fork after one whose second job was stolen or whose first closure ran long
+//! (`Worker::eager_armed`), so coarse joins run in parallel even when a peer becomes idle
+//! only after the fork.
 //!
 //! # Hybrid join of a promoted fork (seed 004)
 //!
@@ -33,7 +35,7 @@ use std::panic::{self, AssertUnwindSafe};
 use crate::job::StackJob;
 use crate::latch::{AsCoreLatch, Latch, OnceLatch};
 use crate::pool::global_registry;
-use crate::registry::{EAGER_DEPTH, REQUEST_RAISED, Worker};
+use crate::registry::{REQUEST_RAISED, Worker};
 use crate::sync::{AtomicU8, Ordering};
 
 /// What a fork point of generated code (`#[parallel]`) does: the answer of
@@ -221,13 +223,14 @@ impl Worker {
         // leaving this frame, and `leave_recorded_fork` drops its ring record before that.
         // SAFETY: so `job_b` outlives every use of the `JobRef`, and runs at most once.
         self.record_fork(depth, unsafe { job_b.as_job_ref() });
-        if depth < EAGER_DEPTH {
-            // Near the root: publish now (this is the oldest private fork, as every fork
-            // below it was published the same way).
+        let published_at = if self.take_eager_arming(depth) {
+            // Outermost, so the oldest private fork: publish now (see `eager_armed`).
             self.promote_oldest_frame();
+            Some(timestamp())
         } else {
             self.poll_work_request();
-        }
+            None
+        };
 
         let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
 
@@ -236,16 +239,22 @@ impl Worker {
             // SAFETY: private, so not run before and not reachable by any other thread.
             return self.finish_inline(result_a, |w| unsafe { job_b.run_inline(w) });
         }
-        self.join_promoted(&job_b, result_a)
+        self.join_promoted(&job_b, result_a, depth == 0, published_at)
     }
 
     /// The join of a fork whose second job was promoted to the deque: pop it back if nobody
     /// stole it, otherwise wait for the thief (running other work, then sleeping).
+    ///
+    /// `outermost`: the fork is at pending depth 0; `published_at`: when it was published
+    /// eagerly, if it was. Together they decide whether the next outermost fork is published
+    /// eagerly too (see `Worker::eager_armed`).
     #[cold]
     fn join_promoted<L, F, RA, RB>(
         &self,
         job_b: &StackJob<L, F, RB>,
         result_a: std::thread::Result<RA>,
+        outermost: bool,
+        published_at: Option<u64>,
     ) -> (RA, RB)
     where
         L: Latch + AsCoreLatch,
@@ -266,7 +275,14 @@ impl Worker {
         while !job_b.latch.as_core_latch().probe() {
             match self.take_local_job() {
                 Some(job) if job == job_b_ref => {
-                    // Not stolen after all: run it as a plain call.
+                    // Not stolen after all: run it as a plain call. If it was published eagerly
+                    // and `a` ran long, the peers were busy all that time and may become idle
+                    // during `b`: publish its outermost fork too.
+                    if published_at
+                        .is_some_and(|at| timestamp().wrapping_sub(at) >= LONG_FIRST_CLOSURE)
+                    {
+                        self.arm_eager_publication();
+                    }
                     // SAFETY: we popped its only `JobRef`: nobody else can reach it, it never ran.
                     let value_b = unsafe { job_b.run_inline(self) };
                     return (value_a, value_b);
@@ -281,9 +297,45 @@ impl Worker {
                 }
             }
         }
+        if outermost {
+            // Stolen: the thief is idle again (or about to be), so a coarse fork that follows
+            // must not wait for its request.
+            self.arm_eager_publication();
+        }
         // SAFETY: the latch is set.
         (value_a, unsafe { job_b.take_result() })
     }
+}
+
+/// How long the first closure of an eagerly published fork must have run (in [`timestamp`]
+/// units) for its unstolen second job to arm eager publication again: about 20-30 us, long
+/// enough that the push and fenced pop of a wasted publication (some tens of nanoseconds) stay
+/// below 0.5% of the work they bet on.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+const LONG_FIRST_CLOSURE: u64 = 1 << 16;
+#[cfg(not(any(target_arch = "x86_64", miri)))]
+const LONG_FIRST_CLOSURE: u64 = 20_000;
+/// Under Miri, which interprets a thousand times slower than native code: 100 ms.
+#[cfg(miri)]
+const LONG_FIRST_CLOSURE: u64 = 100_000_000;
+
+/// A cheap, monotonic-enough timestamp for [`LONG_FIRST_CLOSURE`]: the time-stamp counter
+/// (about 10 ns to read, where `Instant::now` takes about 25), in its ticks (1-4 GHz). A tick
+/// count that goes backwards (a migration between cores with skewed counters) wraps to a large
+/// difference, which at worst arms one eager publication too many.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline]
+fn timestamp() -> u64 {
+    // SAFETY: `rdtsc` exists on every x86_64 processor and has no preconditions.
+    unsafe { std::arch::x86_64::_rdtsc() }
+}
+
+/// Elsewhere (and under Miri), nanoseconds since the first call.
+#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+fn timestamp() -> u64 {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let epoch = *EPOCH.get_or_init(std::time::Instant::now);
+    epoch.elapsed().as_nanos() as u64
 }
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results (rayon's `join`).
@@ -427,14 +479,14 @@ mod tests {
     /// one that finds nothing to offer is deferred to the next recorded fork.
     #[test]
     fn fork_mode_and_polls_follow_the_frame_window_and_requests() {
-        use crate::registry::{REQUEST_DEFERRED, REQUEST_NONE, REQUEST_RAISED};
+        use crate::registry::{FRAME_WINDOW, REQUEST_DEFERRED, REQUEST_NONE, REQUEST_RAISED};
         use std::sync::atomic::AtomicBool;
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         for _ in 0..if cfg!(miri) { 2 } else { 20 } {
             let ran_b = AtomicUsize::new(0);
             let (peer_busy, done) = (AtomicBool::new(false), AtomicBool::new(false));
             let mut checks = |w: &Worker| {
-                // Depth 5, above the recorded forks at depths 1-4: the window is full.
+                // Just above the recorded forks at depths 1..=FRAME_WINDOW: the window is full.
                 let flag = w.work_wanted_flag();
                 let state = || flag.load(Ordering::Relaxed);
                 assert_eq!(mode_name(&w.fork_mode()), "plain");
@@ -442,13 +494,13 @@ mod tests {
                 // Depth 1 is promoted, which makes room to record a fork here.
                 assert_eq!(mode_name(&w.fork_mode()), "join");
                 assert_eq!(state(), REQUEST_NONE, "request answered");
-                // Recorded at depth 5 (private: depths 2-5), then a fork that cannot be
-                // recorded (depth 6), so inside it no promotion can make room.
+                // Recorded here (private: depths 2..=FRAME_WINDOW + 1), then a fork that cannot
+                // be recorded, so inside it no promotion can make room.
                 nest(w, 2, &ran_b, &mut |w| {
                     let super::ForkMode::Plain(poll) = w.fork_mode() else {
                         panic!("not plain with private forks beyond the window");
                     };
-                    for depth in 2..=5 {
+                    for depth in 2..=FRAME_WINDOW + 1 {
                         poll.poll();
                         assert!(w.has_private_frames(), "no request, nothing promoted");
                         flag.store(REQUEST_RAISED, Ordering::Relaxed);
@@ -465,7 +517,8 @@ mod tests {
                     assert_eq!(mode_name(&w.fork_mode()), "serial");
                     assert_eq!(state(), REQUEST_DEFERRED);
                 });
-                // Back at depth 5, all promoted: the next recorded fork answers at once.
+                // Back at depth FRAME_WINDOW + 1, all promoted: the next recorded fork answers
+                // at once.
                 w.join(
                     |w| {
                         assert_eq!(state(), REQUEST_NONE, "deferred request answered");
@@ -477,15 +530,15 @@ mod tests {
                 done.store(true, Ordering::Release);
             };
             pool.install_with_worker(|w| {
-                // Depth 0 is published at once: the peer takes its `b` and stays busy there,
-                // so it stops raising our flag (idle workers raise it).
+                // Depth 0 of a new call tree is published at once: the peer takes its `b` and
+                // stays busy there, so it stops raising our flag (idle workers raise it).
                 w.join(
                     |w| {
                         while !peer_busy.load(Ordering::Acquire) {
                             std::hint::spin_loop();
                         }
                         w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
-                        nest(w, 4, &ran_b, &mut checks);
+                        nest(w, FRAME_WINDOW, &ran_b, &mut checks);
                     },
                     |_| {
                         peer_busy.store(true, Ordering::Release);
@@ -496,8 +549,84 @@ mod tests {
                 )
             });
             // Every second closure ran once, promoted (and maybe stolen) or not.
-            assert_eq!(ran_b.into_inner(), 7);
+            assert_eq!(ran_b.into_inner(), FRAME_WINDOW + 3);
         }
+    }
+
+    /// Which outermost forks are published without a request (see `Worker::eager_armed`): the
+    /// first of a new call tree; after one whose `b` came back unstolen, the next only if `a`
+    /// ran long; after one whose `b` was stolen, the next. The peer is kept busy (so it
+    /// neither steals nor asks) except where a steal is wanted.
+    #[test]
+    fn outermost_forks_are_published_when_armed() {
+        use crate::registry::REQUEST_NONE;
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        // Releases the peer when dropped, also while a failed assertion unwinds.
+        struct Release(Arc<AtomicBool>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
+        }
+        // Runs a job on the peer that spins until the returned guard is dropped; returns once
+        // it runs. From outside the pool the job is injected and the idle worker takes it; from
+        // inside, it goes onto our deque and the idle peer steals it (we do not pop meanwhile).
+        let occupy_peer = || {
+            let started = Arc::new(AtomicBool::new(false));
+            let release = Arc::new(AtomicBool::new(false));
+            let (s, r) = (Arc::clone(&started), Arc::clone(&release));
+            pool.spawn(move || {
+                s.store(true, Ordering::Release);
+                while !r.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+            });
+            while !started.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            Release(release)
+        };
+        // Whether the outermost fork's `b` was published: inside its `a`, nothing is private.
+        let published = |w: &Worker| !w.has_private_frames();
+        let release = occupy_peer();
+        pool.install_with_worker(|w| {
+            // The peer asked for work before it got busy; it asks no more.
+            w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
+            let long_a = |w: &Worker| {
+                assert!(published(w), "the first fork of a new call tree");
+                // Longer than `LONG_FIRST_CLOSURE`.
+                let long = if cfg!(miri) { 300 } else { 2 };
+                std::thread::sleep(std::time::Duration::from_millis(long));
+            };
+            w.join(long_a, |_| ());
+            w.join(
+                |w| assert!(published(w), "after a long `a`, unstolen"),
+                |_| (),
+            );
+            w.join(
+                |w| assert!(!published(w), "after a short `a`, unstolen"),
+                |_| (),
+            );
+            drop(release);
+
+            // Now the idle peer asks: answer until it has taken `b`.
+            let b_ran = AtomicBool::new(false);
+            w.join(
+                |w| {
+                    while !b_ran.load(Ordering::Acquire) {
+                        w.poll_work_request();
+                        std::hint::spin_loop();
+                    }
+                },
+                |_| b_ran.store(true, Ordering::Release),
+            );
+            let release = occupy_peer();
+            w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
+            w.join(|w| assert!(published(w), "after a stolen `b`"), |_| ());
+            drop(release);
+        });
     }
 
     #[test]
@@ -505,8 +634,8 @@ mod tests {
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         for depth in [0u32, 1, 2, 5] {
             let finished = AtomicUsize::new(0);
-            // The panicking fork sits at `depth`: eager (published) for small depths, private
-            // below `EAGER_DEPTH`.
+            // The panicking fork sits at `depth`: published at once at depth 0 (the outermost
+            // fork of a new call tree), private or promoted on request below.
             fn nest(w: &Worker, depth: u32, finished: &AtomicUsize) {
                 if depth > 0 {
                     return w.join(|w| nest(w, depth - 1, finished), |_| ()).0;

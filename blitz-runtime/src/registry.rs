@@ -19,8 +19,8 @@
 //! usually the largest piece of work, by pushing it onto its Chase-Lev deque, where the
 //! ordinary steal and sleep protocols take over. Workers that go to sleep leave their request
 //! raised, so the first fork after a quiet period publishes at once and wakes them. The
-//! outermost fork of a call tree, and the spine of second closures below it (pending-fork
-//! depth below [`EAGER_DEPTH`]), are published without being asked.
+//! outermost fork of a new call tree, and a few outermost forks after it (see
+//! [`Worker::eager_armed`]), are published without being asked.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -42,23 +42,18 @@ use crossbeam_utils::CachePadded;
 /// them later. Promotion always takes the *oldest* private fork, so a fork further from the
 /// root than the oldest unpromoted ones cannot be promoted while it is pending: it runs as two
 /// plain calls, with no stack job and no record at all (in deep recursion, nearly every fork).
-/// Measured on fib with a fork at every call (instructions per fork, 2 workers): a window of
-/// 16 records most forks of a depth-30 tree and costs 88; 4 costs 60 and 2 costs 59. A power
-/// of two: the records live in a ring indexed by depth.
-pub(crate) const FRAME_WINDOW: usize = 4;
-
-/// Forks with fewer pending forks below them than this are published at once, without
-/// waiting for a request. Coarse joins live here (two 100 ms tasks joined at the top must run
-/// in parallel even if the idle peer asks only after the fork, when the owner will not reach
-/// another fork point for 100 ms).
 ///
-/// Depth counts *pending* forks: once a fork's first closure returns, its second runs at the
-/// fork's own depth. So depth 0 is the outermost fork and the spine of second closures below
-/// it (about 24 forks for a 10M-node tree), while every depth `d` holds all forks with `d`
-/// first-closure steps above them: at 3, that is thousands of forks per tree, each a deque
-/// push and a fenced pop. Measured on a 10M-node tree sum, 2 workers: 2,300 eager forks and
-/// ~30 ms at 3, ~30 forks and ~28 ms at 1.
-pub(crate) const EAGER_DEPTH: usize = 1;
+/// One: a recorded fork costs a few nanoseconds more than a plain one (its stack job is built
+/// and its record written and cleared), and in a small call tree a wider window records a
+/// large share of all forks. Measured on a 1023-node tree sum with 2 workers (a fork at every
+/// node, run back to back inside the pool): a window of 4 records about 176 of the 511 forks
+/// and costs 2.56 us per tree, 1 costs 1.94 us (sequential: 1.19 us); fib(35) and a 10M-node
+/// tree do not change measurably. The price is fewer frames to offer at once: after a
+/// promotion, the next fork can be recorded only when the worker is back at the promoted
+/// fork's depth (more than two workers would feel that first). A power of two: the records
+/// live in a ring indexed by depth.
+pub(crate) const FRAME_WINDOW: usize = 1;
+
 use crate::unwind::AbortIfPanic;
 
 /// `ThreadInfo::work_wanted`: no peer asks for work.
@@ -367,6 +362,17 @@ pub struct Worker {
     recorded: Cell<usize>,
     /// How many of the outermost forks have been promoted.
     promoted: Cell<usize>,
+    /// Whether the next outermost fork (pending depth 0) is published at once instead of
+    /// waiting for a request (see `join::Worker::join_recorded`). A peer may become idle just
+    /// *after* a coarse fork, when the owner will not reach another fork point for a long
+    /// time, so a request would come too late; publishing costs a deque push and a fenced pop,
+    /// wasted whenever the owner pops the job back, so it is done only where a peer is likely
+    /// to become idle during the fork's first closure. Armed when the worker starts a job at
+    /// depth 0 (a new call tree), when an outermost join found its second job stolen (the
+    /// thief is about to be idle), and when an eagerly published job came back unstolen after
+    /// a long first closure (peers were busy that long, and may become idle during what
+    /// follows). Cleared when a fork is published eagerly.
+    eager_armed: Cell<bool>,
     /// The pool has no other worker: nobody can ever take a forked job, so forks are plain
     /// calls (jobs from outside still arrive through the injector).
     alone: bool,
@@ -399,6 +405,7 @@ impl Worker {
             depth: Cell::new(0),
             recorded: Cell::new(0),
             promoted: Cell::new(0),
+            eager_armed: Cell::new(false),
             alone,
             // Any non-zero seed works; distinct per worker so victims differ.
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
@@ -477,10 +484,20 @@ impl Worker {
         depth == self.recorded.get() && depth < self.promoted.get() + FRAME_WINDOW
     }
 
+    /// The ring slot of the fork at `depth` (see `frames`).
+    #[inline]
+    #[allow(
+        clippy::modulo_one,
+        reason = "FRAME_WINDOW is a tuning constant, 1 at present"
+    )]
+    fn frame_slot(&self, depth: usize) -> &Cell<Option<JobRef>> {
+        &self.frames[depth % FRAME_WINDOW]
+    }
+
     /// Records the job of the fork just entered at `depth` (when `enter_fork` said so).
     #[inline]
     pub(crate) fn record_fork(&self, depth: usize, job: JobRef) {
-        self.frames[depth % FRAME_WINDOW].set(Some(job));
+        self.frame_slot(depth).set(Some(job));
         self.recorded.set(depth + 1);
     }
 
@@ -509,6 +526,19 @@ impl Worker {
     #[inline]
     pub(crate) fn has_private_frames(&self) -> bool {
         self.promoted.get() < self.recorded.get()
+    }
+
+    /// Takes the arming of eager publication (see `eager_armed`): true if a fork at `depth`
+    /// is to be published at once. Only outermost forks are.
+    #[inline]
+    pub(crate) fn take_eager_arming(&self, depth: usize) -> bool {
+        depth == 0 && self.eager_armed.replace(false)
+    }
+
+    /// Arms eager publication for the next outermost fork (see `eager_armed`).
+    #[inline]
+    pub(crate) fn arm_eager_publication(&self) {
+        self.eager_armed.set(true);
     }
 
     /// True if this worker is its pool's only one.
@@ -540,7 +570,8 @@ impl Worker {
         if oldest >= self.recorded.get() {
             return false;
         }
-        let job = self.frames[oldest % FRAME_WINDOW]
+        let job = self
+            .frame_slot(oldest)
             .get()
             .expect("blitz: recorded fork without a job");
         self.promoted.set(oldest + 1);
@@ -574,6 +605,10 @@ impl Worker {
     /// Runs a job found in a deque or the injector.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
+        if self.depth.get() == 0 {
+            // A new call tree: its outermost fork is published at once (see `eager_armed`).
+            self.eager_armed.set(true);
+        }
         // SAFETY: every job handed out by a deque or the injector is executed exactly once: the
         // deque and injector give each item to exactly one taker.
         unsafe { job.execute(self) }
