@@ -123,6 +123,14 @@ impl<T> Deque<T> {
         bottom <= top
     }
 
+    /// A snapshot of the number of items (exact only while nobody else touches the deque).
+    pub(crate) fn len(&self) -> usize {
+        // Relaxed: a heuristic (how many jobs the owner offers idle peers), like `is_empty`.
+        let bottom = self.bottom.load(Ordering::Relaxed);
+        let top = self.top.load(Ordering::Relaxed);
+        bottom.saturating_sub(top).max(0) as usize
+    }
+
     /// Pushes `item` at the bottom.
     ///
     /// # Safety

@@ -2,12 +2,16 @@
 //!
 //! # Private forks, promoted on demand
 //!
-//! A fork near the root records `b`'s stack job in the worker's private frame ring and runs `a`;
+//! A fork records `b`'s stack job on the worker's private frame stack (`frames`) and runs `a`;
 //! if no idle peer asked for work meanwhile, `b` is still private when `a` returns and runs
-//! inline. Forks further down (all but the outermost few in deep recursion) cannot be promoted
-//! while pending, so they are two plain calls plus a flag load. Neither path has a fence, a
-//! shared write or a wake check. A peer's request makes the worker promote its *oldest* private frame onto its
-//! Chase-Lev deque (see `registry`); a join whose `b` was promoted takes the hybrid path below.
+//! inline. Only forks that may be worth offering are recorded: the outermost few of the
+//! worker's current path (the window), plus, for `Worker::join`, forks entered on record
+//! credit (see `registry::RECORD_CREDIT`); the rest are two plain calls plus a flag load.
+//! Neither path has a fence, a shared write or a wake check. A peer's request makes the worker
+//! promote its *oldest* private records onto its Chase-Lev deque, as many as the idle workers
+//! need (see `registry`); a join whose `b` was promoted takes the hybrid path below. Requests
+//! are answered at fork points, at join points (after `a`, before a private `b` runs) and in
+//! waits.
 //! The outermost fork of a new call tree is published at once, and so is the next outermost
 //! fork after one whose second job was stolen or whose first closure ran long
 //! (`Worker::eager_armed`), so coarse joins run in parallel even when a peer becomes idle
@@ -35,21 +39,22 @@ use std::panic::{self, AssertUnwindSafe};
 use crate::job::StackJob;
 use crate::latch::{AsCoreLatch, Latch, OnceLatch};
 use crate::pool::global_registry;
-use crate::registry::{REQUEST_RAISED, Worker};
+use crate::registry::{Worker, request_is_fresh};
 use crate::sync::{AtomicU8, Ordering};
 
 /// What a fork point of generated code (`#[parallel]`) does: the answer of
 /// [`Worker::fork_mode`].
 #[doc(hidden)]
 pub enum ForkMode<'w> {
-    /// Fork through [`Worker::join`]: the fork can be recorded, so promoted while pending.
+    /// Fork through [`Worker::join`]: the fork is recorded, so it can be promoted while
+    /// pending.
     Join(&'w Worker),
     /// Run the branches one after the other in the plain copy, which polls at its fork points
-    /// through this handle: the fork could not be promoted while pending, but an older one of
-    /// this worker still can.
+    /// through this handle: the worker's window of records is full, and those records (older
+    /// forks of this worker) stay on offer.
     Plain(WorkRequestPoll<'w>),
-    /// Run the branches one after the other in the fork-free copy: nothing of this worker can
-    /// be promoted until this fork's subtree returns, so polling would be wasted.
+    /// Run the branches one after the other in the fork-free copy: a one-worker pool, where
+    /// nobody could take a fork.
     Serial,
 }
 
@@ -71,7 +76,7 @@ impl WorkRequestPoll<'_> {
     #[inline]
     pub fn poll(self) {
         // Relaxed: a hint (see `ThreadInfo::work_wanted`).
-        if self.flag.load(Ordering::Relaxed) == REQUEST_RAISED {
+        if request_is_fresh(self.flag.load(Ordering::Relaxed)) {
             answer_request_of_current_worker(self.flag);
         }
     }
@@ -139,36 +144,35 @@ impl Worker {
             let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
             return self.finish_inline(result_a, b);
         }
-        let (depth, record) = self.enter_fork();
-        if !record {
-            // Too far from the root to be promoted while it is pending (see `FRAME_WINDOW`):
-            // two plain calls. A peer's request is answered with an older, recorded fork.
+        if !self.fork_is_recordable() && !self.has_record_credit() {
+            // Beyond the window, and recent records beyond it were wasted: two plain calls.
+            // A peer's request is answered with an older, recorded fork.
             self.poll_work_request();
             let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
-            self.leave_plain_fork(depth);
             return self.finish_inline(result_a, b);
         }
-        self.join_recorded(depth, a, b)
+        self.join_recorded(a, b)
     }
 
     /// What a fork point of generated code (`#[parallel]`) does here.
     ///
-    /// [`ForkMode::Join`] if a fork made now is recorded (so it can be promoted while
-    /// pending). Otherwise the fork is plain, and nothing forked below it can be recorded
-    /// unless this worker promotes an older fork first (see `registry::FRAME_WINDOW`): after
-    /// answering a pending request (which may make room to record this fork after all), the
-    /// subtree runs as plain recursion that polls at its fork points ([`ForkMode::Plain`]),
-    /// or, with no private fork left to offer, as the fork-free copy ([`ForkMode::Serial`]).
+    /// [`ForkMode::Join`] while the worker keeps fewer private records than its window (see
+    /// `registry::record_window`): the fork is recorded, so it can be promoted while pending.
+    /// Otherwise, after answering a pending request (which may promote older records and so
+    /// make room to record this fork after all), the subtree runs as plain recursion that
+    /// polls at its fork points ([`ForkMode::Plain`]): the records above it are still on
+    /// offer. [`ForkMode::Serial`] on a one-worker pool, where nobody could take a fork.
     #[doc(hidden)]
     #[inline]
     pub fn fork_mode(&self) -> ForkMode<'_> {
-        // A one-worker pool records nothing: nobody could take a recorded fork.
-        let recordable = || !self.is_alone() && self.fork_is_recordable();
-        if recordable() {
+        if self.fork_is_recordable() {
             return ForkMode::Join(self);
         }
+        if self.is_alone() {
+            return ForkMode::Serial;
+        }
         self.poll_work_request();
-        if recordable() {
+        if self.fork_is_recordable() {
             ForkMode::Join(self)
         } else if self.has_private_frames() {
             ForkMode::Plain(WorkRequestPoll {
@@ -210,9 +214,9 @@ impl Worker {
         }
     }
 
-    /// A fork recorded in the frame ring: its job can be promoted while `a` runs.
+    /// A recorded fork: its job can be promoted while `a` runs.
     #[inline(always)]
-    fn join_recorded<A, B, RA, RB>(&self, depth: usize, a: A, b: B) -> (RA, RB)
+    fn join_recorded<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce(&Worker) -> RA,
         B: FnOnce(&Worker) -> RB + Send,
@@ -220,10 +224,10 @@ impl Worker {
     {
         let job_b = StackJob::new(b, OnceLatch::new(self));
         // Every path below (panics included) runs `job_b` inline or sees its latch set before
-        // leaving this frame, and `leave_recorded_fork` drops its ring record before that.
+        // leaving this frame, and `leave_recorded_fork` drops its record before that.
         // SAFETY: so `job_b` outlives every use of the `JobRef`, and runs at most once.
-        self.record_fork(depth, unsafe { job_b.as_job_ref() });
-        let published_at = if self.take_eager_arming(depth) {
+        let index = self.record_fork(unsafe { job_b.as_job_ref() });
+        let published_at = if self.take_eager_arming(index) {
             // Outermost, so the oldest private fork: publish now (see `eager_armed`).
             self.promote_oldest_frame();
             Some(timestamp())
@@ -234,18 +238,22 @@ impl Worker {
 
         let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
 
-        if !self.leave_recorded_fork(depth) {
+        if !self.leave_recorded_fork(index) {
+            self.spend_record_credit();
+            // A join point: a peer that asked while `a` ran gets our older records (this one
+            // is no longer on offer: it runs next, here).
+            self.poll_work_request();
             // Still private: nobody else can reach `job_b`.
             // SAFETY: private, so not run before and not reachable by any other thread.
             return self.finish_inline(result_a, |w| unsafe { job_b.run_inline(w) });
         }
-        self.join_promoted(&job_b, result_a, depth == 0, published_at)
+        self.join_promoted(&job_b, result_a, index == 0, published_at)
     }
 
     /// The join of a fork whose second job was promoted to the deque: pop it back if nobody
     /// stole it, otherwise wait for the thief (running other work, then sleeping).
     ///
-    /// `outermost`: the fork is at pending depth 0; `published_at`: when it was published
+    /// `outermost`: the fork has record index 0; `published_at`: when it was published
     /// eagerly, if it was. Together they decide whether the next outermost fork is published
     /// eagerly too (see `Worker::eager_armed`).
     #[cold]
@@ -275,6 +283,7 @@ impl Worker {
         while !job_b.latch.as_core_latch().probe() {
             match self.take_local_job() {
                 Some(job) if job == job_b_ref => {
+                    self.published_job_came_back();
                     // Not stolen after all: run it as a plain call. If it was published eagerly
                     // and `a` ran long, the peers were busy all that time and may become idle
                     // during `b`: publish its outermost fork too.
@@ -420,7 +429,7 @@ mod tests {
         }
     }
 
-    /// A deep, narrow recursion: far more pending forks than the frame ring holds, with the
+    /// A deep, narrow recursion: far more pending forks than the window holds, with the
     /// outer ones promoted and stolen while the owner keeps descending.
     #[test]
     fn deep_narrow_recursion_beyond_the_frame_window() {
@@ -473,72 +482,101 @@ mod tests {
         );
     }
 
-    /// The decisions of generated fork points: a recordable fork joins; beyond the recorded
-    /// window the subtree runs plain while a private fork is left to offer, serial once none
-    /// is. A raised request promotes the oldest private fork (which can reopen the window);
-    /// one that finds nothing to offer is deferred to the next recorded fork.
+    /// The decisions of generated fork points: a fork joins (is recorded) while fewer private
+    /// records than the window are pending; beyond the window the subtree runs plain. A
+    /// raised request promotes the oldest private records, which reopens the window; one
+    /// that finds nothing to offer is deferred to the next recorded fork, which publishes
+    /// itself. The peer is kept busy in a spinning job, so it neither steals nor asks.
     #[test]
-    fn fork_mode_and_polls_follow_the_frame_window_and_requests() {
-        use crate::registry::{FRAME_WINDOW, REQUEST_DEFERRED, REQUEST_NONE, REQUEST_RAISED};
+    fn fork_mode_and_polls_follow_the_window_and_requests() {
+        use crate::registry::{REQUEST_DEFERRED, REQUEST_NONE, REQUEST_RAISED};
         use std::sync::atomic::AtomicBool;
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         for _ in 0..if cfg!(miri) { 2 } else { 20 } {
             let ran_b = AtomicUsize::new(0);
             let (peer_busy, done) = (AtomicBool::new(false), AtomicBool::new(false));
+            // Releases the peer when dropped, also while a failed assertion unwinds.
+            struct Release<'a>(&'a AtomicBool);
+            impl Drop for Release<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Release);
+                }
+            }
             let mut checks = |w: &Worker| {
-                // Just above the recorded forks at depths 1..=FRAME_WINDOW: the window is full.
+                // Only once the checks are over may the peer go idle (and raise our flag).
+                let _release = Release(&done);
+                let window = w.record_window();
                 let flag = w.work_wanted_flag();
                 let state = || flag.load(Ordering::Relaxed);
+                // The outermost fork is public; `window` private records above it.
+                assert_eq!(w.frames.private(), window);
                 assert_eq!(mode_name(&w.fork_mode()), "plain");
                 flag.store(REQUEST_RAISED, Ordering::Relaxed);
-                // Depth 1 is promoted, which makes room to record a fork here.
+                // The busy peer wants one job: the oldest record is promoted, which makes
+                // room to record a fork here.
                 assert_eq!(mode_name(&w.fork_mode()), "join");
                 assert_eq!(state(), REQUEST_NONE, "request answered");
-                // Recorded here (private: depths 2..=FRAME_WINDOW + 1), then a fork that cannot
-                // be recorded, so inside it no promotion can make room.
-                nest(w, 2, &ran_b, &mut |w| {
+                assert_eq!(w.frames.private(), window - 1);
+                // The promoted jobs are taken off our deque (as if stolen, so that each request
+                // finds it empty) and put back, oldest first, before their joins.
+                let mut promoted = vec![w.take_local_job().expect("the promoted record")];
+                // One more record fills the window again; inside it, the plain copy's polls
+                // promote the remaining records one request at a time.
+                nest(w, 1, &ran_b, &mut |w| {
                     let super::ForkMode::Plain(poll) = w.fork_mode() else {
-                        panic!("not plain with private forks beyond the window");
+                        panic!("not plain with a full window");
                     };
-                    for depth in 2..=FRAME_WINDOW + 1 {
+                    for left in (0..window).rev() {
                         poll.poll();
-                        assert!(w.has_private_frames(), "no request, nothing promoted");
+                        assert_eq!(w.frames.private(), left + 1, "no request, nothing promoted");
                         flag.store(REQUEST_RAISED, Ordering::Relaxed);
                         poll.poll();
-                        assert_eq!(state(), REQUEST_NONE, "depth {depth} promoted");
+                        assert_eq!(state(), REQUEST_NONE);
+                        assert_eq!(w.frames.private(), left);
+                        promoted.push(w.take_local_job().expect("the promoted record"));
                     }
-                    assert!(!w.has_private_frames());
-                    assert_eq!(mode_name(&w.fork_mode()), "serial");
-                    // Nothing left to offer: the request is deferred, and stays so.
+                    // Nothing left to offer: the request is deferred, and stays so for the
+                    // plain polls.
                     flag.store(REQUEST_RAISED, Ordering::Relaxed);
                     poll.poll();
                     assert_eq!(state(), REQUEST_DEFERRED);
                     poll.poll();
-                    assert_eq!(mode_name(&w.fork_mode()), "serial");
                     assert_eq!(state(), REQUEST_DEFERRED);
+                    // With nothing private, a fork point records again, and the recorded fork
+                    // answers the deferred request by publishing itself.
+                    assert_eq!(mode_name(&w.fork_mode()), "join");
+                    w.join(
+                        |w| {
+                            assert_eq!(state(), REQUEST_NONE, "deferred request answered");
+                            assert!(!w.has_private_frames(), "published itself");
+                        },
+                        |_| ran_b.fetch_add(1, Ordering::Relaxed),
+                    );
+                    // A request that finds enough jobs on our deque promotes nothing.
+                    for job in promoted.drain(..) {
+                        w.push(job);
+                    }
+                    w.join(
+                        |w| {
+                            flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                            w.poll_work_request();
+                            assert_eq!(state(), REQUEST_NONE);
+                            assert!(w.has_private_frames(), "enough on offer already");
+                        },
+                        |_| ran_b.fetch_add(1, Ordering::Relaxed),
+                    );
                 });
-                // Back at depth FRAME_WINDOW + 1, all promoted: the next recorded fork answers
-                // at once.
-                w.join(
-                    |w| {
-                        assert_eq!(state(), REQUEST_NONE, "deferred request answered");
-                        assert!(!w.has_private_frames());
-                    },
-                    |_| ran_b.fetch_add(1, Ordering::Relaxed),
-                );
-                // Only now may the peer go idle (and raise our flag again).
-                done.store(true, Ordering::Release);
             };
             pool.install_with_worker(|w| {
-                // Depth 0 of a new call tree is published at once: the peer takes its `b` and
-                // stays busy there, so it stops raising our flag (idle workers raise it).
+                // The outermost fork of a new call tree is published at once: the peer takes
+                // its `b` and stays busy there, so it stops raising our flag.
                 w.join(
                     |w| {
                         while !peer_busy.load(Ordering::Acquire) {
                             std::hint::spin_loop();
                         }
                         w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
-                        nest(w, FRAME_WINDOW, &ran_b, &mut checks);
+                        nest(w, w.record_window(), &ran_b, &mut checks);
                     },
                     |_| {
                         peer_busy.store(true, Ordering::Release);
@@ -549,7 +587,8 @@ mod tests {
                 )
             });
             // Every second closure ran once, promoted (and maybe stolen) or not.
-            assert_eq!(ran_b.into_inner(), FRAME_WINDOW + 3);
+            let window = pool.install_with_worker(|w| w.record_window());
+            assert_eq!(ran_b.into_inner(), window + 3);
         }
     }
 

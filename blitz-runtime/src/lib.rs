@@ -19,6 +19,7 @@
 
 pub(crate) mod broadcast;
 pub(crate) mod deque;
+mod frames;
 pub(crate) mod injector;
 pub(crate) mod job;
 mod join;

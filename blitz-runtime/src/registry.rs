@@ -11,16 +11,18 @@
 //! # Lazy promotion (private frames)
 //!
 //! A fork does not publish its second closure. `Worker::join` records the stack job of the
-//! outermost pending forks in the worker's private frame ring ([`Worker::frames`], plain
-//! `Cell`s: no atomics, no fences; deeper forks are plain calls) and runs both closures itself
-//! unless someone asks for work. A worker that finds nothing to do
-//! raises the `work_wanted` flag of its peers; a worker that sees its flag at a fork point (or
-//! while it waits) *promotes* its oldest private frame, the one highest in its stack and so
-//! usually the largest piece of work, by pushing it onto its Chase-Lev deque, where the
-//! ordinary steal and sleep protocols take over. Workers that go to sleep leave their request
-//! raised, so the first fork after a quiet period publishes at once and wakes them. The
-//! outermost fork of a new call tree, and a few outermost forks after it (see
-//! [`Worker::eager_armed`]), are published without being asked.
+//! pending forks that may be worth offering on the worker's private frame stack
+//! ([`FrameStack`]: plain `Cell`s, no atomics, no fences; see `record_window` and
+//! `RECORD_CREDIT` for which forks) and runs both closures itself unless someone asks for work.
+//! A worker that finds nothing to do raises the `work_wanted` flag of its peers, and a thief
+//! that takes a job raises its victim's (`REQUEST_REFILL`); a worker that sees its flag at a
+//! fork or join point (or while it waits) *promotes* its oldest private records, the ones
+//! highest in its stack and so usually the largest pieces of work, by pushing them onto its
+//! Chase-Lev deque, where the ordinary steal and sleep protocols take over. It promotes as many
+//! as the idle workers need (`Worker::jobs_wanted`), so one request can feed a whole pool.
+//! Workers that go to sleep leave their request raised, so the first fork after a quiet period
+//! publishes at once and wakes them. The outermost fork of a new call tree, and a few outermost
+//! forks after it (see [`Worker::eager_armed`]), are published without being asked.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -30,6 +32,7 @@ use std::sync::Arc;
 
 use crate::broadcast::BroadcastQueue;
 use crate::deque::{Deque, Steal};
+use crate::frames::FrameStack;
 use crate::injector::Injector;
 use crate::job::{JobHeader, JobRef, StackJob};
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
@@ -38,23 +41,43 @@ use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 
 use crossbeam_utils::CachePadded;
 
-/// How many pending forks above the promoted ones a worker records, so that it can promote
-/// them later. Promotion always takes the *oldest* private fork, so a fork further from the
-/// root than the oldest unpromoted ones cannot be promoted while it is pending: it runs as two
-/// plain calls, with no stack job and no record at all (in deep recursion, nearly every fork).
+/// How many private records a worker keeps before it stops recording forks (see
+/// [`Worker::fork_mode`](crate::Worker::fork_mode); `Worker::join` may record beyond it on
+/// credit, see [`RECORD_CREDIT`]). Forks beyond the window run as plain calls (in `#[parallel]`,
+/// as plain recursion, one load per fork), which can offer nothing of their own, so the window
+/// is what a worker deep in fine-grained recursion has on offer to idle peers: its outermost
+/// `window` pending forks, re-recorded as promotions take them.
 ///
-/// One: a recorded fork costs a few nanoseconds more than a plain one (its stack job is built
-/// and its record written and cleared), and in a small call tree a wider window records a
-/// large share of all forks. Measured on a 1023-node tree sum with 2 workers (a fork at every
-/// node, run back to back inside the pool): a window of 4 records about 176 of the 511 forks
-/// and costs 2.56 us per tree, 1 costs 1.94 us (sequential: 1.19 us); fib(35) and a 10M-node
-/// tree do not change measurably. The price is fewer frames to offer at once: after a
-/// promotion, the next fork can be recorded only when the worker is back at the promoted
-/// fork's depth (more than two workers would feel that first). A power of two: the records
-/// live in a ring indexed by depth.
-pub(crate) const FRAME_WINDOW: usize = 1;
+/// A recorded fork costs a few nanoseconds more than a plain one, and in a small call tree the
+/// window covers most forks; a wide pool needs more frames on offer at once. So the window
+/// grows with the pool: `2 + log2(num_threads)`, rounded up.
+pub(crate) fn record_window(num_threads: usize) -> usize {
+    2 + num_threads.next_power_of_two().trailing_zeros() as usize
+}
 
 use crate::unwind::AbortIfPanic;
+
+/// The most forks beyond the window that `Worker::join` records before it has seen one of them
+/// wasted; a recorded fork left unpromoted spends one, a promotion earns
+/// [`CREDIT_PER_PROMOTION`].
+///
+/// A fork beyond the window is worth recording only if it is entered once and stays pending a
+/// long time: a chain of joins (`join(|w| rest(w), |_| leaf())`) enters every level once, in a
+/// burst, and then sits at the bottom while idle peers ask for the levels above. A balanced tree
+/// re-enters its deep levels millions of times, and recording each of those costs several times
+/// a plain fork on a large tree (its job must be built in memory). Credit tells the two apart
+/// without knowing the shape: records are spent only when they are left unpromoted, which a
+/// chain's descent never does and a tree's leaves do at once.
+const RECORD_CREDIT: usize = 1024;
+/// The credit a promotion earns back: the records are in demand.
+const CREDIT_PER_PROMOTION: usize = 64;
+
+/// How much the refill reserve grows at each refill (see `Worker::refill_reserve`). Measured
+/// with sleeping leaves on a chain of 512 joins over 64 workers: growth 2 kept 74% of the
+/// workers busy, 4 kept 80% (publishing every record at once, 81%; rayon, which publishes
+/// every fork, 80%). A fast ramp matters because the owner refills only at its fork and join
+/// points, which a long leaf keeps it from for a whole leaf.
+const REFILL_GROWTH: usize = 4;
 
 /// `ThreadInfo::work_wanted`: no peer asks for work.
 pub(crate) const REQUEST_NONE: u8 = 0;
@@ -66,6 +89,18 @@ pub(crate) const REQUEST_RAISED: u8 = 1;
 /// of plain recursion: nothing forked there can be offered, and without this state every one
 /// of its forks would take the out-of-line path while a peer sits idle.
 pub(crate) const REQUEST_DEFERRED: u8 = 2;
+/// `ThreadInfo::work_wanted`: a thief just took a job from the owner's deque. Our jobs are in
+/// demand, and the thieves running them will want more the moment they finish, maybe while we
+/// sit in a long leaf with no poll point: keep a job on offer for every peer (see
+/// `Worker::jobs_wanted`). Set only by thieves, from `REQUEST_NONE` or `REQUEST_RAISED`.
+pub(crate) const REQUEST_REFILL: u8 = 3;
+
+/// True for the request states that the polls of plain recursion answer (`REQUEST_RAISED`
+/// and `REQUEST_REFILL`): one bit, so a poll stays one load and one test.
+#[inline]
+pub(crate) const fn request_is_fresh(state: u8) -> bool {
+    state & 1 != 0
+}
 
 /// Called with a panic payload that escaped a spawned task or a handler.
 pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
@@ -289,11 +324,29 @@ impl Registry {
     /// An idle worker asks every peer to promote a private frame (see the module docs).
     fn request_work(&self, from: usize) {
         for (index, info) in self.thread_infos.iter().enumerate() {
-            // Relaxed: a hint (see `ThreadInfo::work_wanted`). Read first so that idle rounds do
-            // not keep invalidating the busy owner's cache line.
-            if index != from && info.work_wanted.load(Ordering::Relaxed) == REQUEST_NONE {
-                info.work_wanted.store(REQUEST_RAISED, Ordering::Relaxed);
+            if index != from {
+                self.raise_request(info);
             }
+        }
+    }
+
+    /// Raises one worker's request flag, unless a request is already pending there.
+    fn raise_request(&self, info: &ThreadInfo) {
+        // Relaxed: a hint (see `ThreadInfo::work_wanted`). Read first so that idle rounds do not
+        // keep invalidating the busy owner's cache line.
+        if info.work_wanted.load(Ordering::Relaxed) == REQUEST_NONE {
+            info.work_wanted.store(REQUEST_RAISED, Ordering::Relaxed);
+        }
+    }
+
+    /// A thief took a job from this worker's deque: ask it to keep one on offer for every peer
+    /// (see `REQUEST_REFILL`). A deferred request stays deferred: there is nothing to refill
+    /// with until the owner records a fork, which then answers it.
+    fn request_refill(&self, info: &ThreadInfo) {
+        // Relaxed: a hint, as in `raise_request`.
+        let state = info.work_wanted.load(Ordering::Relaxed);
+        if state == REQUEST_NONE || state == REQUEST_RAISED {
+            info.work_wanted.store(REQUEST_REFILL, Ordering::Relaxed);
         }
     }
 
@@ -349,20 +402,13 @@ pub struct Worker {
     deque: *const Deque<JobHeader>,
     /// `registry.thread_infos[index].work_wanted`, cached like `deque`.
     work_wanted: *const AtomicU8,
-    /// The recorded forks, as a ring: the fork at depth `d` is at `frames[d % FRAME_WINDOW]`.
-    ///
-    /// Invariants: `promoted <= recorded <= depth` and `recorded - promoted <= FRAME_WINDOW`.
-    /// The forks at depths `0..recorded` were all recorded when they were entered; those below
-    /// `promoted` were pushed onto the deque (in order) and those in `promoted..recorded` are
-    /// private, with their jobs in the ring. Forks at depths `recorded..depth` are plain calls.
-    frames: [Cell<Option<JobRef>>; FRAME_WINDOW],
-    /// The number of forks pending on this thread's stack.
-    depth: Cell<usize>,
-    /// The number of outermost pending forks that were recorded (see `frames`).
-    recorded: Cell<usize>,
-    /// How many of the outermost forks have been promoted.
-    promoted: Cell<usize>,
-    /// Whether the next outermost fork (pending depth 0) is published at once instead of
+    /// The records of this worker's pending forks, for promotion on request (see
+    /// [`FrameStack`]).
+    pub(crate) frames: FrameStack,
+    /// The private records this worker keeps before it stops recording (see
+    /// [`record_window`]).
+    record_window: usize,
+    /// Whether the next outermost fork (no recorded fork pending) is published at once instead of
     /// waiting for a request (see `join::Worker::join_recorded`). A peer may become idle just
     /// *after* a coarse fork, when the owner will not reach another fork point for a long
     /// time, so a request would come too late; publishing costs a deque push and a fenced pop,
@@ -373,6 +419,15 @@ pub struct Worker {
     /// a long first closure (peers were busy that long, and may become idle during what
     /// follows). Cleared when a fork is published eagerly.
     eager_armed: Cell<bool>,
+    /// How many jobs to keep on our deque when a thief asks for a refill (`REQUEST_REFILL`).
+    /// Grown by [`REFILL_GROWTH`] at every refill: while thieves keep taking our jobs (a chain
+    /// of joins whose second closures are long leaves, say), the reserve soon covers every
+    /// pending record, as if each fork had been published. Halved, down to one per peer, when a
+    /// published job comes back unstolen: the reserve was more than the thieves wanted.
+    refill_reserve: Cell<usize>,
+    /// How many more forks `Worker::join` may record beyond the window (see
+    /// [`RECORD_CREDIT`]).
+    record_credit: Cell<usize>,
     /// The pool has no other worker: nobody can ever take a forked job, so forks are plain
     /// calls (jobs from outside still arrive through the injector).
     alone: bool,
@@ -395,16 +450,17 @@ impl Worker {
     pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Worker {
         let deque: *const Deque<JobHeader> = &registry.thread_infos[index].deque;
         let work_wanted: *const AtomicU8 = &*registry.thread_infos[index].work_wanted;
-        let alone = registry.num_threads() == 1;
+        let num_threads = registry.num_threads();
+        let alone = num_threads == 1;
         Worker {
             index,
             registry,
             deque,
             work_wanted,
-            frames: [const { Cell::new(None) }; FRAME_WINDOW],
-            depth: Cell::new(0),
-            recorded: Cell::new(0),
-            promoted: Cell::new(0),
+            frames: FrameStack::new(),
+            record_window: record_window(num_threads),
+            refill_reserve: Cell::new(num_threads - 1),
+            record_credit: Cell::new(RECORD_CREDIT),
             eager_armed: Cell::new(false),
             alone,
             // Any non-zero seed works; distinct per worker so victims differ.
@@ -466,73 +522,58 @@ impl Worker {
         self.registry.sleep.new_internal_jobs(1, queue_was_empty);
     }
 
-    /// Enters a fork: returns its depth, and whether it must be recorded (so that it can be
-    /// promoted later) or may run as plain calls.
-    #[inline]
-    pub(crate) fn enter_fork(&self) -> (usize, bool) {
-        let record = self.fork_is_recordable();
-        let depth = self.depth.get();
-        self.depth.set(depth + 1);
-        (depth, record)
-    }
-
-    /// Whether a fork entered now would be recorded: only directly above the recorded forks
-    /// (records stay contiguous) and within the window above the promoted ones.
+    /// Whether a fork entered now is within the window (see [`record_window`]): fewer private
+    /// records than the window are pending.
     #[inline]
     pub(crate) fn fork_is_recordable(&self) -> bool {
-        let depth = self.depth.get();
-        depth == self.recorded.get() && depth < self.promoted.get() + FRAME_WINDOW
+        self.frames.private() < self.record_window
     }
 
-    /// The ring slot of the fork at `depth` (see `frames`).
+    /// The private records this worker keeps (see [`record_window`]).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn record_window(&self) -> usize {
+        self.record_window
+    }
+
+    /// Records the job of a fork just entered; returns its index for
+    /// [`leave_recorded_fork`](Self::leave_recorded_fork). Index 0 is an outermost fork: no
+    /// other recorded fork is pending below it.
     #[inline]
-    #[allow(
-        clippy::modulo_one,
-        reason = "FRAME_WINDOW is a tuning constant, 1 at present"
-    )]
-    fn frame_slot(&self, depth: usize) -> &Cell<Option<JobRef>> {
-        &self.frames[depth % FRAME_WINDOW]
+    pub(crate) fn record_fork(&self, job: JobRef) -> usize {
+        self.frames.record(job)
     }
 
-    /// Records the job of the fork just entered at `depth` (when `enter_fork` said so).
-    #[inline]
-    pub(crate) fn record_fork(&self, depth: usize, job: JobRef) {
-        self.frame_slot(depth).set(Some(job));
-        self.recorded.set(depth + 1);
-    }
-
-    /// Leaves a plain fork at `depth` (after its first closure returned or panicked).
-    #[inline]
-    pub(crate) fn leave_plain_fork(&self, depth: usize) {
-        self.depth.set(depth);
-    }
-
-    /// Leaves the recorded fork at `depth`; true if its job was promoted, i.e. may be on the
+    /// Leaves the recorded fork at `index`; true if its job was promoted, i.e. may be on the
     /// deque or stolen, false if it is still private.
     #[inline]
-    pub(crate) fn leave_recorded_fork(&self, depth: usize) -> bool {
-        self.depth.set(depth);
-        self.recorded.set(depth);
-        if depth < self.promoted.get() {
-            // Everything above `depth` is gone, so the promoted prefix ends here now.
-            self.promoted.set(depth);
-            true
-        } else {
-            false
-        }
+    pub(crate) fn leave_recorded_fork(&self, index: usize) -> bool {
+        self.frames.leave(index)
+    }
+
+    /// True if `Worker::join` may record a fork beyond the window (see [`RECORD_CREDIT`]).
+    #[inline]
+    pub(crate) fn has_record_credit(&self) -> bool {
+        self.record_credit.get() > 0
+    }
+
+    /// A recorded fork was left unpromoted: its record was wasted.
+    #[inline]
+    pub(crate) fn spend_record_credit(&self) {
+        self.record_credit
+            .set(self.record_credit.get().saturating_sub(1));
     }
 
     /// True if a recorded fork is still private (could be promoted).
     #[inline]
     pub(crate) fn has_private_frames(&self) -> bool {
-        self.promoted.get() < self.recorded.get()
+        self.frames.private() > 0
     }
 
-    /// Takes the arming of eager publication (see `eager_armed`): true if a fork at `depth`
-    /// is to be published at once. Only outermost forks are.
+    /// Takes the arming of eager publication (see `eager_armed`): true if the fork recorded at
+    /// `index` is to be published at once. Only outermost forks are.
     #[inline]
-    pub(crate) fn take_eager_arming(&self, depth: usize) -> bool {
-        depth == 0 && self.eager_armed.replace(false)
+    pub(crate) fn take_eager_arming(&self, index: usize) -> bool {
+        index == 0 && self.eager_armed.replace(false)
     }
 
     /// Arms eager publication for the next outermost fork (see `eager_armed`).
@@ -566,33 +607,65 @@ impl Worker {
     #[cold]
     #[inline(never)]
     pub(crate) fn promote_oldest_frame(&self) -> bool {
-        let oldest = self.promoted.get();
-        if oldest >= self.recorded.get() {
-            return false;
+        match self.frames.promote_oldest() {
+            Some(job) => {
+                self.record_credit
+                    .set((self.record_credit.get() + CREDIT_PER_PROMOTION).min(RECORD_CREDIT));
+                self.push(job);
+                true
+            }
+            None => false,
         }
-        let job = self
-            .frame_slot(oldest)
-            .get()
-            .expect("blitz: recorded fork without a job");
-        self.promoted.set(oldest + 1);
-        self.push(job);
-        true
     }
 
-    /// Answers a peer's request for work. With no private frame to offer, the request stays,
-    /// deferred to our next recorded fork (see `REQUEST_DEFERRED`).
+    /// How many jobs peers could use from this worker's deque, for a request in `state`:
+    /// after a steal (`REQUEST_REFILL`), the refill reserve, which grows for the next refill
+    /// (see `refill_reserve`); otherwise the idle workers shared out among the busy ones (at
+    /// least one: a peer asked).
+    fn jobs_wanted(&self, state: u8) -> usize {
+        let num_threads = self.num_threads();
+        if state == REQUEST_REFILL {
+            let reserve = self.refill_reserve.get();
+            self.refill_reserve
+                .set(reserve.saturating_mul(REFILL_GROWTH));
+            return reserve;
+        }
+        let idle = self.registry.sleep.counters().inactive_threads();
+        let busy = num_threads.saturating_sub(idle).max(1);
+        idle.div_ceil(busy).max(1)
+    }
+
+    /// Answers a peer's request for work: promotes our oldest private frames until our deque
+    /// holds as many jobs as the idle workers need (see `jobs_wanted`). If our private frames
+    /// run out first, the request stays, deferred to our next recorded fork (see
+    /// `REQUEST_DEFERRED`): while peers wait, every fork we record is published.
     #[cold]
     #[inline(never)]
     pub(crate) fn answer_work_request(&self) {
-        // Relaxed: consuming a hint; a peer that is still idle raises it again. A peer's
-        // `REQUEST_RAISED` can only replace `REQUEST_NONE`, so these stores lose no request the
-        // peer would not repeat in its next idle round.
-        let state = if self.promote_oldest_frame() {
+        let wanted = self.jobs_wanted(self.work_wanted_flag().load(Ordering::Relaxed));
+        let mut offered = self.deque().len();
+        while offered < wanted && self.promote_oldest_frame() {
+            offered += 1;
+        }
+        // Relaxed: consuming a hint; a peer that is still idle raises it again. A request or
+        // refill that a peer stores between our load and this store is lost; an idle peer
+        // repeats its request in its next idle round, and a lost refill costs the reserve one
+        // poll interval. No job is ever lost: only how soon it is offered.
+        let state = if offered >= wanted {
             REQUEST_NONE
         } else {
             REQUEST_DEFERRED
         };
         self.work_wanted_flag().store(state, Ordering::Relaxed);
+    }
+
+    /// A job we published came back to us unstolen: we offered more than thieves took, so
+    /// halve the refill reserve (not below one job per peer).
+    #[inline]
+    pub(crate) fn published_job_came_back(&self) {
+        let floor = self.num_threads() - 1;
+        self.refill_reserve
+            .set((self.refill_reserve.get() / 2).max(floor));
     }
 
     /// Pops the newest job from this worker's own deque.
@@ -605,7 +678,7 @@ impl Worker {
     /// Runs a job found in a deque or the injector.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
-        if self.depth.get() == 0 {
+        if self.frames.len() == 0 {
             // A new call tree: its outermost fork is published at once (see `eager_armed`).
             self.eager_armed.set(true);
         }
@@ -633,11 +706,16 @@ impl Worker {
         let start = (self.next_random() % num_threads as u64) as usize;
         let victims = (start..num_threads).chain(0..start);
         for victim in victims.filter(|&v| v != self.index) {
-            let deque = &self.registry.thread_infos[victim].deque;
+            let info = &self.registry.thread_infos[victim];
             loop {
-                match deque.steal() {
-                    // SAFETY: deques hold live, unexecuted jobs.
-                    Steal::Success(p) => return Some(unsafe { JobRef::new(p) }),
+                match info.deque.steal() {
+                    Steal::Success(p) => {
+                        // Ask the victim for the next job now, so that it is on offer by the
+                        // time we (or a peer) run dry, not one poll interval later.
+                        self.registry.request_refill(info);
+                        // SAFETY: deques hold live, unexecuted jobs.
+                        return Some(unsafe { JobRef::new(p) });
+                    }
                     Steal::Empty => break,
                     Steal::Retry => std::hint::spin_loop(),
                 }

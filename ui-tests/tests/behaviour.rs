@@ -532,10 +532,78 @@ fn evens(v: &[u32]) -> Vec<u32> {
 fn typed_statement_forks() {
     let pool = pool();
     let mut rng = Rng(7);
-    // Deep enough that most forks run in the plain clone (beyond the frame window).
+    // Deep enough that most forks run in the plain clone (beyond the window of records).
     let v: Vec<u32> = (0..50_000).map(|_| rng.below(1000) as u32).collect();
     let want: Vec<u32> = v.iter().copied().filter(|x| x % 2 == 0).collect();
     for _ in 0..3 {
         assert_eq!(pool.install(|| evens(&v)), want);
+    }
+}
+
+/// Which of a pool's workers have entered a leaf (see `parallel_recursion_spreads_to_every_worker`).
+struct Rendezvous {
+    seen: Vec<std::sync::atomic::AtomicBool>,
+    arrived: std::sync::atomic::AtomicUsize,
+    /// When every leaf stops waiting.
+    deadline: std::time::Instant,
+}
+
+impl Rendezvous {
+    fn new(workers: usize) -> Self {
+        Rendezvous {
+            seen: (0..workers)
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
+            arrived: std::sync::atomic::AtomicUsize::new(0),
+            deadline: std::time::Instant::now() + std::time::Duration::from_secs(20),
+        }
+    }
+
+    /// Registers this worker, then waits (forking, so that this worker keeps answering its
+    /// peers' requests) until every worker has arrived, or until the rendezvous gives up
+    /// (20 s after it was made).
+    fn leaf(&self) -> u64 {
+        use std::sync::atomic::Ordering;
+        let index = blitz::current_thread_index().expect("a leaf runs on a worker");
+        if !self.seen[index].swap(true, Ordering::AcqRel) {
+            self.arrived.fetch_add(1, Ordering::AcqRel);
+        }
+        while self.arrived.load(Ordering::Acquire) < self.seen.len()
+            && std::time::Instant::now() < self.deadline
+        {
+            blitz::join(|| (), || ());
+            std::thread::yield_now();
+        }
+        1
+    }
+}
+
+#[blitz::parallel]
+fn spread_leaves(lo: u64, hi: u64, r: &Rendezvous) -> u64 {
+    if hi - lo == 1 {
+        return r.leaf();
+    }
+    let mid = lo + (hi - lo) / 3;
+    let mid = mid.clamp(lo + 1, hi - 1);
+    spread_leaves(lo, mid, r) + spread_leaves(mid, hi, r)
+}
+
+/// `#[parallel]` recursion reaches every worker of a wide pool at once: each leaf waits until
+/// all 8 workers run one (on a 2-core machine too), which a scheduler that offers one frame
+/// at a time cannot do.
+#[test]
+fn parallel_recursion_spreads_to_every_worker() {
+    let pool = blitz::ThreadPoolBuilder::new()
+        .num_threads(8)
+        .build()
+        .unwrap();
+    for leaves in [64, 300] {
+        let r = Rendezvous::new(8);
+        assert_eq!(pool.install(|| spread_leaves(0, leaves, &r)), leaves);
+        assert_eq!(
+            r.arrived.load(std::sync::atomic::Ordering::Acquire),
+            8,
+            "{leaves} leaves: not every worker got a leaf while the others ran theirs"
+        );
     }
 }
