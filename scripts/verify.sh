@@ -6,7 +6,8 @@
 #   scripts/verify.sh asan        the same under AddressSanitizer (debug profile), with
 #                                 stack-use-after-return detection for stack jobs
 #   scripts/verify.sh soak [S]    the soak test for S seconds (default 60): random joins,
-#                                 scopes, loops, panics, pools, 8 outside threads, watchdog
+#                                 scopes, loops, panics, pools, 8 outside threads, watchdog;
+#                                 pools of 2, 16 and 64 workers (SOAK_THREADS overrides)
 #   scripts/verify.sh all         every step above
 # Everything a step needs is installed by the step itself (nightly components, Miri's sysroot).
 set -euo pipefail
@@ -48,7 +49,10 @@ asan() {
 }
 
 soak() {
-    cargo run --release --example soak -- --seconds "${1:-60}"
+    # Pools wider than the machine too: the scheduler's races show when most workers are
+    # descheduled. The run stops starting operations after S seconds.
+    cargo run --release --example soak -- --seconds "${1:-60}" \
+        --threads "${SOAK_THREADS:-2,16,64}"
 }
 
 loom() {
