@@ -1,0 +1,690 @@
+//! Scaling to wide pools: how close each fork-join shape gets to a `P`-fold speedup on `P`
+//! workers, for blitz, rayon and chili side by side.
+//!
+//! The leaves *sleep* (`std::thread::sleep(leaf)`) instead of computing, so `P` workers can all
+//! be busy at once even on a 2-core machine: what is measured is how well each scheduler
+//! spreads the leaves over the pool (how fast idle workers find work, how much of the tree stays
+//! on one thread), not how fast the CPU is. Each leaf returns a value, and every result is
+//! checked against the sequential reference's.
+//!
+//! # Running
+//!
+//! ```text
+//! cargo bench --bench scaling -- [--threads 1,2,4,8,16,32,64] [--leaf-us 400] [--rounds 5]
+//!                                 [--shape SUBSTRING]... [--libs blitz,rayon,chili]
+//! ```
+//!
+//! The values shown are the defaults. `--shape` keeps only the shapes whose name contains one
+//! of the given substrings; `--libs` picks the libraries. With the defaults the run takes about
+//! two minutes.
+//!
+//! # Method
+//!
+//! One pool per (library, `P`), built once (blitz and rayon with [`STACK_SIZE`] stacks for the
+//! 512-deep chain; chili has no stack option and counts the thread that calls `scope()` as one
+//! of its `P`). First every case runs once untimed: that warms each pool up and checks each
+//! result against the sequential one. Then, for each round (round-major, so drift over the run
+//! hits every case alike) and each shape, the sequential reference runs once, then every
+//! (library, `P`). Each timed run is preceded by a [`SETTLE`] pause, so the workers of the pool
+//! used before have gone back to sleep and do not compete for the two cores.
+//!
+//! # Reading the results
+//!
+//! `efficiency = sequential median / P / wall median`, in percent: 100% means the `P` workers
+//! kept sleeping leaves running in parallel all the time; 50% means the run took twice as long
+//! as a perfect split. At `P = 1` it is the overhead of the parallel version against plain
+//! code. The fewer leaves per worker (512 leaves on 64 workers is 8 each), the more the start
+//! (handing the first leaves out) and the tail (workers with nothing left to run) weigh, so
+//! expect less than 100% at the widest pools even from a perfect scheduler.
+//!
+//! The run prints one line per (shape, library, `P`), then one table per shape, and writes
+//! `docs/bench/scaling.csv` (columns `shape, library, threads, median_wall_us, sequential_us,
+//! efficiency_pct`, after a `#` line with the date, machine, leaf time, rounds and the CPU
+//! other processes used meanwhile) and `docs/bench/scaling.svg` (efficiency against `P`, one
+//! panel per shape).
+//!
+//! Shape names name the blitz form; rayon runs the same tree with `rayon::join` or parallel
+//! iterators and chili with `Scope::join`. chili has no loop API, so it sits out the loop
+//! shapes. The N-way `fork_join!` shapes are, for rayon and chili, the right-nested joins
+//! `join(a, join(b, c))` that `fork_join!` itself runs.
+
+// Helper modules, in `benches/scaling/` (a bench file's `mod x;` would look in `benches/`).
+#[path = "scaling/machine.rs"]
+mod machine;
+#[path = "scaling/options.rs"]
+mod options;
+#[path = "scaling/pools.rs"]
+mod pools;
+#[path = "scaling/report.rs"]
+mod report;
+
+use std::path::Path;
+use std::process::exit;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use machine::{cpus, foreign_load, machine, ticks, utc_now};
+use options::{Options, USAGE};
+use pools::Lane;
+use report::{Row, median, ms, tables, write_csv, write_svg};
+
+/// Stack size of the blitz and rayon workers: room for the 512-deep chain.
+const STACK_SIZE: usize = 16 << 20;
+/// Pause before each timed run, for the previous pool's workers to stop looking for work.
+const SETTLE: Duration = Duration::from_millis(10);
+
+const FIB_N: u64 = 14;
+/// Leaves of the chain, the trees and the flat loops.
+const LEAVES: u64 = 512;
+const TERNARY_DEPTH: u32 = 6;
+const QUATERNARY_DEPTH: u32 = 4;
+const UNEVEN_ITEMS: u64 = 256;
+/// Depth of the recursion whose leaves each run a loop of [`NESTED_INNER`] items.
+const NESTED_DEPTH: u32 = 3;
+const NESTED_INNER: u64 = 64;
+
+// ---------------------------------------------------------------- the leaf
+
+/// One leaf: sleeps for `leaf`, returns `value`.
+fn work(leaf: Duration, value: u64) -> u64 {
+    sleep(leaf);
+    value
+}
+
+// ---------------------------------------------------------------- 1. fib
+
+fn fib_seq(n: u64, leaf: Duration) -> u64 {
+    if n < 2 {
+        sleep(leaf);
+        return n;
+    }
+    fib_seq(n - 1, leaf) + fib_seq(n - 2, leaf)
+}
+
+#[blitz::parallel]
+fn fib_parallel(n: u64, leaf: Duration) -> u64 {
+    if n < 2 {
+        sleep(leaf);
+        return n;
+    }
+    fib_parallel(n - 1, leaf) + fib_parallel(n - 2, leaf)
+}
+
+fn fib_rayon(n: u64, leaf: Duration) -> u64 {
+    if n < 2 {
+        sleep(leaf);
+        return n;
+    }
+    let (a, b) = rayon::join(|| fib_rayon(n - 1, leaf), || fib_rayon(n - 2, leaf));
+    a + b
+}
+
+fn fib_chili(s: &mut chili::Scope<'_>, n: u64, leaf: Duration) -> u64 {
+    if n < 2 {
+        sleep(leaf);
+        return n;
+    }
+    let (a, b) = s.join(|s| fib_chili(s, n - 1, leaf), |s| fib_chili(s, n - 2, leaf));
+    a + b
+}
+
+// ---------------------------------------------------------------- 2. chain
+
+/// `n` leaves in a chain: each level forks the rest of the chain and one leaf.
+fn chain_seq(n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    chain_seq(n - 1, leaf) + work(leaf, n - 1)
+}
+
+fn chain_blitz(w: &blitz::Worker, n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    let (a, b) = w.join(|w| chain_blitz(w, n - 1, leaf), |_| work(leaf, n - 1));
+    a + b
+}
+
+fn chain_rayon(n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    let (a, b) = rayon::join(|| chain_rayon(n - 1, leaf), || work(leaf, n - 1));
+    a + b
+}
+
+fn chain_chili(s: &mut chili::Scope<'_>, n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    let (a, b) = s.join(|s| chain_chili(s, n - 1, leaf), |_| work(leaf, n - 1));
+    a + b
+}
+
+// ---------------------------------------------------------------- 3, 4, 8. binary trees
+
+/// Where a tree over `lo..hi` splits: `1/div` of the way (2: balanced, 4: unbalanced).
+fn split(lo: u64, hi: u64, div: u64) -> u64 {
+    lo + ((hi - lo) / div).max(1)
+}
+
+/// A binary tree over the leaves `lo..hi`; leaf `i` returns `i`.
+fn tree_seq(lo: u64, hi: u64, div: u64, leaf: Duration) -> u64 {
+    if hi - lo == 1 {
+        return work(leaf, lo);
+    }
+    let mid = split(lo, hi, div);
+    tree_seq(lo, mid, div, leaf) + tree_seq(mid, hi, div, leaf)
+}
+
+#[blitz::parallel]
+fn tree_parallel(lo: u64, hi: u64, div: u64, leaf: Duration) -> u64 {
+    if hi - lo == 1 {
+        return work(leaf, lo);
+    }
+    let mid = split(lo, hi, div);
+    tree_parallel(lo, mid, div, leaf) + tree_parallel(mid, hi, div, leaf)
+}
+
+/// Through the rayon-compatible `blitz::join`, which looks the worker up at every call.
+fn tree_join(lo: u64, hi: u64, div: u64, leaf: Duration) -> u64 {
+    if hi - lo == 1 {
+        return work(leaf, lo);
+    }
+    let mid = split(lo, hi, div);
+    let (a, b) = blitz::join(
+        || tree_join(lo, mid, div, leaf),
+        || tree_join(mid, hi, div, leaf),
+    );
+    a + b
+}
+
+fn tree_rayon(lo: u64, hi: u64, div: u64, leaf: Duration) -> u64 {
+    if hi - lo == 1 {
+        return work(leaf, lo);
+    }
+    let mid = split(lo, hi, div);
+    let (a, b) = rayon::join(
+        || tree_rayon(lo, mid, div, leaf),
+        || tree_rayon(mid, hi, div, leaf),
+    );
+    a + b
+}
+
+fn tree_chili(s: &mut chili::Scope<'_>, lo: u64, hi: u64, div: u64, leaf: Duration) -> u64 {
+    if hi - lo == 1 {
+        return work(leaf, lo);
+    }
+    let mid = split(lo, hi, div);
+    let (a, b) = s.join(
+        |s| tree_chili(s, lo, mid, div, leaf),
+        |s| tree_chili(s, mid, hi, div, leaf),
+    );
+    a + b
+}
+
+// ---------------------------------------------------------------- 5, 7. flat loops
+
+/// The sequential loop of both flat-loop shapes: the sum of the item indices.
+fn loop_seq(leaf: Duration) -> u64 {
+    (0..LEAVES).map(|i| work(leaf, i)).sum()
+}
+
+fn loop_blitz(leaf: Duration) -> u64 {
+    let sum = AtomicU64::new(0);
+    blitz::par_for!(i in 0..LEAVES => {
+        sleep(leaf);
+        sum.fetch_add(i, Ordering::Relaxed);
+    });
+    sum.into_inner()
+}
+
+fn loop_rayon(leaf: Duration) -> u64 {
+    let sum = AtomicU64::new(0);
+    (0..LEAVES).into_par_iter().for_each(|i| {
+        sleep(leaf);
+        sum.fetch_add(i, Ordering::Relaxed);
+    });
+    sum.into_inner()
+}
+
+fn reduce_blitz(leaf: Duration) -> u64 {
+    let mut total = 0u64;
+    blitz::par_for!(i in 0..LEAVES, reduce(+: total) => {
+        sleep(leaf);
+        total += i;
+    });
+    total
+}
+
+fn reduce_rayon(leaf: Duration) -> u64 {
+    (0..LEAVES).into_par_iter().map(|i| work(leaf, i)).sum()
+}
+
+// ---------------------------------------------------------------- 6, 11. N-way forks
+
+/// A ternary tree of depth `d`; the leaves are numbered left to right from `base * 3^d`.
+fn tri_seq(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    (0..3).map(|k| tri_seq(d - 1, 3 * base + k, leaf)).sum()
+}
+
+fn tri_blitz(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let (a, b, c) = blitz::fork_join!(
+        tri_blitz(d - 1, 3 * base, leaf),
+        tri_blitz(d - 1, 3 * base + 1, leaf),
+        tri_blitz(d - 1, 3 * base + 2, leaf),
+    );
+    a + b + c
+}
+
+fn tri_rayon(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let (a, (b, c)) = rayon::join(
+        || tri_rayon(d - 1, 3 * base, leaf),
+        || {
+            rayon::join(
+                || tri_rayon(d - 1, 3 * base + 1, leaf),
+                || tri_rayon(d - 1, 3 * base + 2, leaf),
+            )
+        },
+    );
+    a + b + c
+}
+
+fn tri_chili(s: &mut chili::Scope<'_>, d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let (a, (b, c)) = s.join(
+        |s| tri_chili(s, d - 1, 3 * base, leaf),
+        |s| {
+            s.join(
+                |s| tri_chili(s, d - 1, 3 * base + 1, leaf),
+                |s| tri_chili(s, d - 1, 3 * base + 2, leaf),
+            )
+        },
+    );
+    a + b + c
+}
+
+/// A 4-ary tree of depth `d`, numbered like [`tri_seq`]'s.
+fn quad_seq(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    (0..4).map(|k| quad_seq(d - 1, 4 * base + k, leaf)).sum()
+}
+
+fn quad_blitz(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let (a, b, c, e) = blitz::fork_join!(
+        quad_blitz(d - 1, 4 * base, leaf),
+        quad_blitz(d - 1, 4 * base + 1, leaf),
+        quad_blitz(d - 1, 4 * base + 2, leaf),
+        quad_blitz(d - 1, 4 * base + 3, leaf),
+    );
+    a + b + c + e
+}
+
+fn quad_rayon(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let child = |k| move || quad_rayon(d - 1, 4 * base + k, leaf);
+    let (a, (b, (c, e))) = rayon::join(child(0), || {
+        rayon::join(child(1), || rayon::join(child(2), child(3)))
+    });
+    a + b + c + e
+}
+
+fn quad_chili(s: &mut chili::Scope<'_>, d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let child = |k| move |s: &mut chili::Scope<'_>| quad_chili(s, d - 1, 4 * base + k, leaf);
+    let (a, (b, (c, e))) = s.join(child(0), |s| {
+        s.join(child(1), |s| s.join(child(2), child(3)))
+    });
+    a + b + c + e
+}
+
+// ---------------------------------------------------------------- 9. uneven loop
+
+/// Item `i` of the uneven loop sleeps `leaf * (1 + i % 8) / 4`: from a quarter leaf to two.
+fn uneven_leaf(leaf: Duration, i: u64) -> Duration {
+    leaf * (1 + (i % 8) as u32) / 4
+}
+
+fn uneven_seq(leaf: Duration) -> u64 {
+    (0..UNEVEN_ITEMS)
+        .map(|i| work(uneven_leaf(leaf, i), i))
+        .sum()
+}
+
+fn uneven_blitz(leaf: Duration) -> u64 {
+    let sum = AtomicU64::new(0);
+    blitz::par_for!(i in 0..UNEVEN_ITEMS => {
+        sleep(uneven_leaf(leaf, i));
+        sum.fetch_add(i, Ordering::Relaxed);
+    });
+    sum.into_inner()
+}
+
+fn uneven_rayon(leaf: Duration) -> u64 {
+    let sum = AtomicU64::new(0);
+    (0..UNEVEN_ITEMS).into_par_iter().for_each(|i| {
+        sleep(uneven_leaf(leaf, i));
+        sum.fetch_add(i, Ordering::Relaxed);
+    });
+    sum.into_inner()
+}
+
+// ---------------------------------------------------------------- 10. loops inside recursion
+
+/// A binary recursion of depth `d` whose leaves each loop over [`NESTED_INNER`] sleeping
+/// items; item `j` of recursion leaf `base` returns `base * NESTED_INNER + j`.
+fn nested_seq(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return (0..NESTED_INNER)
+            .map(|j| work(leaf, base * NESTED_INNER + j))
+            .sum();
+    }
+    nested_seq(d - 1, 2 * base, leaf) + nested_seq(d - 1, 2 * base + 1, leaf)
+}
+
+#[blitz::parallel]
+fn nested_parallel(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        let mut total = 0u64;
+        blitz::par_for!(j in 0..NESTED_INNER, reduce(+: total) => {
+            sleep(leaf);
+            total += base * NESTED_INNER + j;
+        });
+        return total;
+    }
+    nested_parallel(d - 1, 2 * base, leaf) + nested_parallel(d - 1, 2 * base + 1, leaf)
+}
+
+fn nested_rayon(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return (0..NESTED_INNER)
+            .into_par_iter()
+            .map(|j| work(leaf, base * NESTED_INNER + j))
+            .sum();
+    }
+    let (a, b) = rayon::join(
+        || nested_rayon(d - 1, 2 * base, leaf),
+        || nested_rayon(d - 1, 2 * base + 1, leaf),
+    );
+    a + b
+}
+
+// ---------------------------------------------------------------- the shapes
+
+/// A blitz version, run inside `install_with_worker` of a blitz pool.
+type BlitzFn = fn(&blitz::Worker, Duration) -> u64;
+/// A rayon version, run inside `install` of a rayon pool.
+type RayonFn = fn(Duration) -> u64;
+/// A chili version, run on a fresh `scope()` of a chili pool.
+type ChiliFn = fn(&mut chili::Scope<'_>, Duration) -> u64;
+
+/// One fork-join shape: a sequential reference and the versions the libraries have.
+struct Shape {
+    name: &'static str,
+    seq: fn(Duration) -> u64,
+    blitz: Option<BlitzFn>,
+    rayon: Option<RayonFn>,
+    chili: Option<ChiliFn>,
+}
+
+fn shapes() -> Vec<Shape> {
+    vec![
+        Shape {
+            name: "fib(14) #[parallel]",
+            seq: |l| fib_seq(FIB_N, l),
+            blitz: Some(|_, l| fib_parallel(FIB_N, l)),
+            rayon: Some(|l| fib_rayon(FIB_N, l)),
+            chili: Some(|s, l| fib_chili(s, FIB_N, l)),
+        },
+        Shape {
+            name: "chain 512 Worker::join",
+            seq: |l| chain_seq(LEAVES, l),
+            blitz: Some(|w, l| chain_blitz(w, LEAVES, l)),
+            rayon: Some(|l| chain_rayon(LEAVES, l)),
+            chili: Some(|s, l| chain_chili(s, LEAVES, l)),
+        },
+        Shape {
+            name: "tree 512 #[parallel]",
+            seq: |l| tree_seq(0, LEAVES, 2, l),
+            blitz: Some(|_, l| tree_parallel(0, LEAVES, 2, l)),
+            rayon: Some(|l| tree_rayon(0, LEAVES, 2, l)),
+            chili: Some(|s, l| tree_chili(s, 0, LEAVES, 2, l)),
+        },
+        Shape {
+            name: "tree 512 blitz::join",
+            seq: |l| tree_seq(0, LEAVES, 2, l),
+            blitz: Some(|_, l| tree_join(0, LEAVES, 2, l)),
+            // The same tree as above for rayon and chili: nothing new to measure.
+            rayon: None,
+            chili: None,
+        },
+        Shape {
+            name: "par_for! 512",
+            seq: loop_seq,
+            blitz: Some(|_, l| loop_blitz(l)),
+            rayon: Some(loop_rayon),
+            chili: None,
+        },
+        Shape {
+            name: "fork_join! 3-way d6 (729)",
+            seq: |l| tri_seq(TERNARY_DEPTH, 0, l),
+            blitz: Some(|_, l| tri_blitz(TERNARY_DEPTH, 0, l)),
+            rayon: Some(|l| tri_rayon(TERNARY_DEPTH, 0, l)),
+            chili: Some(|s, l| tri_chili(s, TERNARY_DEPTH, 0, l)),
+        },
+        Shape {
+            name: "par_for! reduce 512",
+            seq: loop_seq,
+            blitz: Some(|_, l| reduce_blitz(l)),
+            rayon: Some(reduce_rayon),
+            chili: None,
+        },
+        Shape {
+            name: "unbalanced tree 512 (1/4)",
+            seq: |l| tree_seq(0, LEAVES, 4, l),
+            blitz: Some(|_, l| tree_parallel(0, LEAVES, 4, l)),
+            rayon: Some(|l| tree_rayon(0, LEAVES, 4, l)),
+            chili: Some(|s, l| tree_chili(s, 0, LEAVES, 4, l)),
+        },
+        Shape {
+            name: "uneven par_for! 256",
+            seq: uneven_seq,
+            blitz: Some(|_, l| uneven_blitz(l)),
+            rayon: Some(uneven_rayon),
+            chili: None,
+        },
+        Shape {
+            name: "nested 8 x par_for! 64",
+            seq: |l| nested_seq(NESTED_DEPTH, 0, l),
+            blitz: Some(|_, l| nested_parallel(NESTED_DEPTH, 0, l)),
+            rayon: Some(|l| nested_rayon(NESTED_DEPTH, 0, l)),
+            chili: None,
+        },
+        Shape {
+            name: "fork_join! 4-way d4 (256)",
+            seq: |l| quad_seq(QUATERNARY_DEPTH, 0, l),
+            blitz: Some(|_, l| quad_blitz(QUATERNARY_DEPTH, 0, l)),
+            rayon: Some(|l| quad_rayon(QUATERNARY_DEPTH, 0, l)),
+            chili: Some(|s, l| quad_chili(s, QUATERNARY_DEPTH, 0, l)),
+        },
+    ]
+}
+
+// ---------------------------------------------------------------- main
+
+/// Times `f` after a [`SETTLE`] pause.
+fn timed<R>(f: impl FnOnce() -> R) -> (Duration, R) {
+    sleep(SETTLE);
+    let start = Instant::now();
+    let r = f();
+    (start.elapsed(), r)
+}
+
+fn check(shape: &Shape, lane: &Lane, got: u64, want: u64) {
+    assert_eq!(
+        got,
+        want,
+        "{}: {} at P={} returned {got}, the sequential reference {want}",
+        shape.name,
+        lane.lib.name(),
+        lane.threads
+    );
+}
+
+fn main() {
+    let opts = Options::parse(std::env::args().skip(1)).unwrap_or_else(|err| {
+        eprintln!("scaling: {err}\n{USAGE}");
+        exit(2)
+    });
+    let shapes: Vec<Shape> = shapes()
+        .into_iter()
+        .filter(|s| opts.wants(s.name))
+        .collect();
+    if shapes.is_empty() {
+        eprintln!("scaling: no shape name contains {:?}\n{USAGE}", opts.shapes);
+        exit(2);
+    }
+    let leaf = opts.leaf;
+    let started = Instant::now();
+    let ticks_before = ticks();
+
+    let lanes: Vec<Lane> = opts
+        .libs
+        .iter()
+        .flat_map(|&lib| opts.threads.iter().map(move |&p| Lane::new(lib, p)))
+        .collect();
+    println!(
+        "scaling: {} shapes x {} pools, leaf {} us, {} rounds",
+        shapes.len(),
+        lanes.len(),
+        leaf.as_micros(),
+        opts.rounds
+    );
+
+    // Warm-up and check: every case once, untimed.
+    let expected: Vec<u64> = shapes
+        .iter()
+        .map(|shape| {
+            let want = (shape.seq)(leaf);
+            for lane in &lanes {
+                if let Some(got) = lane.run(shape, leaf) {
+                    check(shape, lane, got, want);
+                }
+            }
+            want
+        })
+        .collect();
+    println!(
+        "warm-up and check done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    // Rounds, round-major: times[shape][lane], sequential[shape].
+    let mut sequential = vec![Vec::new(); shapes.len()];
+    let mut times = vec![vec![Vec::new(); lanes.len()]; shapes.len()];
+    for round in 1..=opts.rounds {
+        for (s, shape) in shapes.iter().enumerate() {
+            let (t, got) = timed(|| (shape.seq)(leaf));
+            assert_eq!(got, expected[s], "{}: the sequential reference", shape.name);
+            sequential[s].push(t);
+            for (l, lane) in lanes.iter().enumerate() {
+                if !lane.supports(shape) {
+                    continue;
+                }
+                let (t, got) = timed(|| lane.run(shape, leaf).expect("supported"));
+                check(shape, lane, got, expected[s]);
+                times[s][l].push(t);
+            }
+        }
+        println!(
+            "round {round}/{} done at {:.1} s",
+            opts.rounds,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let foreign = foreign_load(ticks_before, ticks());
+
+    let mut rows = Vec::new();
+    for (s, shape) in shapes.iter().enumerate() {
+        let seq = median(sequential[s].clone());
+        for (l, lane) in lanes.iter().enumerate() {
+            if !times[s][l].is_empty() {
+                rows.push(Row {
+                    shape: shape.name,
+                    lib: lane.lib,
+                    threads: lane.threads,
+                    wall: median(std::mem::take(&mut times[s][l])),
+                    sequential: seq,
+                });
+            }
+        }
+    }
+
+    println!();
+    for r in &rows {
+        println!(
+            "{:<27} {:<6} P={:<3} eff {:>5.1}%  wall {:.2} ms",
+            r.shape,
+            r.lib.name(),
+            r.threads,
+            r.efficiency(),
+            ms(r.wall)
+        );
+    }
+    let names: Vec<&str> = shapes.iter().map(|s| s.name).collect();
+    print!("{}", tables(&rows, &names, &opts.libs, &opts.threads));
+
+    let header = format!(
+        "{}; {}; leaf {} us; {} rounds (medians); other processes used {foreign:.2} CPUs on \
+         average",
+        utc_now(),
+        machine(),
+        leaf.as_micros(),
+        opts.rounds
+    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/bench");
+    std::fs::create_dir_all(&dir).expect("create docs/bench");
+    let csv = dir.join("scaling.csv");
+    write_csv(&rows, &header, &csv).expect("write scaling.csv");
+    let svg = dir.join("scaling.svg");
+    let title = format!(
+        "Efficiency (sequential / P / wall) of sleeping leaves of {} us, median of {} rounds \
+         ({} CPUs)",
+        leaf.as_micros(),
+        opts.rounds,
+        cpus()
+    );
+    write_svg(&rows, &names, &opts.libs, &opts.threads, &title, &svg).expect("draw scaling.svg");
+    println!(
+        "\nran in {:.0} s; other processes used {foreign:.2} of the {} CPUs on average; wrote \
+         {} and {}",
+        started.elapsed().as_secs_f64(),
+        cpus(),
+        csv.display(),
+        svg.display()
+    );
+}
