@@ -234,7 +234,8 @@ mod loom_tests {
     /// A recorded fork promoted on request while its first closure runs: its second job runs
     /// exactly once, on the thief or popped back by the owner, and the join returns both
     /// results. (Planting a `FrameStack::leave` that never reports a promotion, so the owner
-    /// runs a published job inline, makes this model fail: the job runs twice.)
+    /// runs a published job inline while a thief may hold it, makes this model fail: the run
+    /// crashes, the job running twice or after its frame returned.)
     #[test]
     fn promoted_frame_runs_once_stolen_or_popped_back() {
         loom::model(|| {
@@ -262,7 +263,8 @@ mod loom_tests {
     /// A request answered deep in a recursion offers the *oldest* private fork: with two
     /// recorded forks pending and one job wanted, only the outer fork's second job can reach
     /// the thief; the inner one always runs on the owner. (Planting a `promote_oldest` that
-    /// takes the newest record makes this model fail.)
+    /// takes the newest record makes this model fail: the public records are no longer a
+    /// prefix, so the owner misjudges which of its jobs were published, and the run crashes.)
     #[test]
     fn request_promotes_the_oldest_fork_first() {
         loom::model(|| {
