@@ -139,14 +139,10 @@ impl Worker {
         B: FnOnce(&Worker) -> RB + Send,
         RB: Send,
     {
-        if self.is_alone() {
-            // A one-worker pool: `b` could only ever run here, after `a`.
-            let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
-            return self.finish_inline(result_a, b);
-        }
-        if !self.fork_is_recordable() && !self.has_record_credit() {
-            // Beyond the window, and recent records beyond it were wasted: two plain calls.
-            // A peer's request is answered with an older, recorded fork.
+        if self.is_alone() || (!self.fork_is_recordable() && !self.has_record_credit()) {
+            // Two plain calls: on a one-worker pool `b` could only ever run here, after `a`;
+            // beyond the window with no credit, recent records there were wasted. A peer's
+            // request is answered with an older, recorded fork.
             self.poll_work_request();
             let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
             return self.finish_inline(result_a, b);
@@ -165,6 +161,7 @@ impl Worker {
     #[doc(hidden)]
     #[inline]
     pub fn fork_mode(&self) -> ForkMode<'_> {
+        // A one-worker pool's window is 0, so it never gets past here without being alone.
         if self.fork_is_recordable() {
             return ForkMode::Join(self);
         }

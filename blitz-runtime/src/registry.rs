@@ -19,7 +19,7 @@
 //! fork or join point (or while it waits) *promotes* its oldest private records, the ones
 //! highest in its stack and so usually the largest pieces of work, by pushing them onto its
 //! Chase-Lev deque, where the ordinary steal and sleep protocols take over. It promotes as many
-//! as the idle workers need (`Worker::jobs_wanted`), so one request can feed a whole pool.
+//! as the idle workers need (`Worker::idle_share`), so one request can feed a whole pool.
 //! Workers that go to sleep leave their request raised, so the first fork after a quiet period
 //! publishes at once and wakes them. The outermost fork of a new call tree, and a few outermost
 //! forks after it (see [`Worker::eager_armed`]), are published without being asked.
@@ -55,7 +55,11 @@ use crossbeam_utils::CachePadded;
 /// and run back to back in the pool: a window of 2 took 1.43-1.48x the sequential time, 3 took
 /// 1.72x, 6 took 2.42x; fib(35) did not change. On 32 and 64 workers with sleeping leaves, 6 and
 /// 8 kept the same share of the workers busy.
+/// A one-worker pool records nothing: nobody could take a recorded fork.
 pub(crate) fn record_window(num_threads: usize) -> usize {
+    if num_threads <= 1 {
+        return 0;
+    }
     1 + num_threads.next_power_of_two().trailing_zeros() as usize
 }
 
@@ -96,7 +100,7 @@ pub(crate) const REQUEST_DEFERRED: u8 = 2;
 /// `ThreadInfo::work_wanted`: a thief just took a job from the owner's deque. Our jobs are in
 /// demand, and the thieves running them will want more the moment they finish, maybe while we
 /// sit in a long leaf with no poll point: keep a job on offer for every peer (see
-/// `Worker::jobs_wanted`). Set only by thieves, from `REQUEST_NONE` or `REQUEST_RAISED`.
+/// `Worker::refill_reserve`). Set only by thieves, from `REQUEST_NONE` or `REQUEST_RAISED`.
 pub(crate) const REQUEST_REFILL: u8 = 3;
 
 /// True for the request states that the polls of plain recursion answer (`REQUEST_RAISED`
@@ -622,31 +626,35 @@ impl Worker {
         }
     }
 
-    /// How many jobs peers could use from this worker's deque, for a request in `state`:
-    /// after a steal (`REQUEST_REFILL`), the refill reserve, which grows for the next refill
-    /// (see `refill_reserve`); otherwise the idle workers shared out among the busy ones (at
-    /// least one: a peer asked).
-    fn jobs_wanted(&self, state: u8) -> usize {
-        let num_threads = self.num_threads();
-        if state == REQUEST_REFILL {
-            let reserve = self.refill_reserve.get();
-            self.refill_reserve
-                .set(reserve.saturating_mul(REFILL_GROWTH));
-            return reserve;
-        }
+    /// How many jobs the idle workers could use from this worker's deque: the idle workers
+    /// shared out among the busy ones (at least one: a peer asked).
+    fn idle_share(&self) -> usize {
         let idle = self.registry.sleep.counters().inactive_threads();
-        let busy = num_threads.saturating_sub(idle).max(1);
+        let busy = self.num_threads().saturating_sub(idle).max(1);
         idle.div_ceil(busy).max(1)
     }
 
+    /// The refill reserve to keep on our deque now, after a steal; grows it for the next
+    /// refill (see `refill_reserve`).
+    fn take_refill_reserve(&self) -> usize {
+        let reserve = self.refill_reserve.get();
+        self.refill_reserve
+            .set(reserve.saturating_mul(REFILL_GROWTH));
+        reserve
+    }
+
     /// Answers a peer's request for work: promotes our oldest private frames until our deque
-    /// holds as many jobs as the idle workers need (see `jobs_wanted`). If our private frames
+    /// holds as many jobs as peers want: the refill reserve after a steal, otherwise the idle
+    /// workers' share. If our private frames
     /// run out first, the request stays, deferred to our next recorded fork (see
     /// `REQUEST_DEFERRED`): while peers wait, every fork we record is published.
     #[cold]
     #[inline(never)]
     pub(crate) fn answer_work_request(&self) {
-        let wanted = self.jobs_wanted(self.work_wanted_flag().load(Ordering::Relaxed));
+        let wanted = match self.work_wanted_flag().load(Ordering::Relaxed) {
+            REQUEST_REFILL => self.take_refill_reserve(),
+            _ => self.idle_share(),
+        };
         let mut offered = self.deque().len();
         while offered < wanted && self.promote_oldest_frame() {
             offered += 1;
