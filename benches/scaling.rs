@@ -49,6 +49,8 @@
 //! `join(a, join(b, c))` that `fork_join!` itself runs.
 
 // Helper modules, in `benches/scaling/` (a bench file's `mod x;` would look in `benches/`).
+#[path = "common/load.rs"]
+mod load;
 #[path = "scaling/machine.rs"]
 mod machine;
 #[path = "scaling/options.rs"]
@@ -66,7 +68,8 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use machine::{cpus, foreign_load, machine, ticks, utc_now};
+use load::{foreign_load, ticks};
+use machine::{cpus, machine, utc_now};
 use options::{Options, USAGE};
 use pools::Lane;
 use report::{Row, median, ms, tables, write_csv, write_svg};
@@ -626,7 +629,7 @@ fn main() {
             started.elapsed().as_secs_f64()
         );
     }
-    let foreign = foreign_load(ticks_before, ticks());
+    let foreign = foreign_load(ticks_before, ticks(), cpus());
 
     let mut rows = Vec::new();
     for (s, shape) in shapes.iter().enumerate() {

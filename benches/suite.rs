@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use common::load::{foreign_load, ticks};
 use common::*;
 use plotters::prelude::*;
 
@@ -522,48 +523,6 @@ fn cpu_us_during(f: impl FnOnce()) -> f64 {
         .map(|(tid, &end)| end.saturating_sub(before.get(tid).copied().unwrap_or(0)))
         .sum();
     ns as f64 / 1e3
-}
-
-/// Busy and total clock ticks of the whole machine so far (the `cpu` line of `/proc/stat`).
-fn machine_ticks() -> (u64, u64) {
-    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let fields: Vec<u64> = stat
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    // user nice system idle iowait irq softirq steal ...: idle and iowait are not busy.
-    let total: u64 = fields.iter().take(8).sum();
-    let idle = fields.get(3).copied().unwrap_or(0) + fields.get(4).copied().unwrap_or(0);
-    (total - idle, total)
-}
-
-/// Clock ticks of CPU this process has used (every thread, exited ones included).
-fn own_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<u64> = after
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)
-}
-
-/// What other processes used of the machine between two readings of `machine_ticks` and
-/// `own_ticks`, in CPUs on average: contention the timings could not avoid.
-fn foreign_load(before: ((u64, u64), u64), after: ((u64, u64), u64), cpus: usize) -> f64 {
-    let (((busy0, total0), own0), ((busy1, total1), own1)) = (before, after);
-    let per_cpu_ticks = (total1 - total0) as f64 / cpus.max(1) as f64;
-    let foreign = (busy1 - busy0).saturating_sub(own1 - own0) as f64;
-    if per_cpu_ticks > 0.0 {
-        foreign / per_cpu_ticks
-    } else {
-        0.0
-    }
 }
 
 const IDLE: Duration = Duration::from_secs(1);
@@ -1065,7 +1024,7 @@ fn main() {
         sequential: HashMap::new(),
     };
     let started = Instant::now();
-    let ticks_before = (machine_ticks(), own_ticks());
+    let ticks_before = ticks();
 
     // Idle CPU and wake latency first, while no other pool or big allocation exists.
     idle_cpu(&mut suite);
@@ -1088,7 +1047,7 @@ fn main() {
     matmul(&mut suite);
 
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let foreign = foreign_load(ticks_before, (machine_ticks(), own_ticks()), cpus);
+    let foreign = foreign_load(ticks_before, ticks(), cpus);
     let dir = out_dir();
     std::fs::create_dir_all(&dir).expect("create the output directory");
     let csv = dir.join("results.csv");

@@ -4,6 +4,8 @@
 //! Included with `mod common;` from each bench file; not every file uses every item.
 #![allow(dead_code)]
 
+pub mod load;
+
 use std::hint::black_box;
 use std::num::NonZero;
 use std::sync::OnceLock;

@@ -202,16 +202,9 @@ mod loom_tests {
     use loom::thread;
 
     use crate::latch::CoreLatch;
+    use crate::registry::loom_tests::release;
     use crate::registry::{Handlers, REQUEST_RAISED, Registry, Worker};
     use crate::sync::Ordering;
-
-    /// Ends a model: sets the thief's wait latch and wakes it if it sleeps.
-    fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
-        // SAFETY: `latch` is alive for the call.
-        if unsafe { CoreLatch::set(latch) } {
-            registry.notify_worker_latch_is_set(index);
-        }
-    }
 
     /// Runs `owner_side` on worker 0 while worker 1 idles (and steals) until it returns.
     fn with_thief(owner_side: impl FnOnce(&Worker)) {

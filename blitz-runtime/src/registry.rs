@@ -833,7 +833,7 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
 }
 
 #[cfg(all(test, loom))]
-mod loom_tests {
+pub(crate) mod loom_tests {
     //! Models of the sleep protocol with real workers' waiting code: loom threads play the
     //! workers (no OS threads are started; `Worker::new` does not touch the thread-local).
     use super::*;
@@ -857,7 +857,7 @@ mod loom_tests {
     }
 
     /// Ends a model: sets worker `index`'s wait latch and wakes it if it sleeps.
-    fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
+    pub(crate) fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
         // SAFETY: `latch` is alive for the call.
         if unsafe { CoreLatch::set(latch) } {
             registry.notify_worker_latch_is_set(index);
