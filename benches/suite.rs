@@ -503,10 +503,10 @@ fn thread_cpu_ns() -> HashMap<String, u64> {
         let entry = entry.expect("task entry");
         let tid = entry.file_name().to_string_lossy().into_owned();
         // A thread may exit between the listing and the read: skip it.
-        if let Ok(text) = std::fs::read_to_string(entry.path().join("schedstat")) {
-            if let Some(ns) = text.split_whitespace().next().and_then(|f| f.parse().ok()) {
-                out.insert(tid, ns);
-            }
+        if let Ok(text) = std::fs::read_to_string(entry.path().join("schedstat"))
+            && let Some(ns) = text.split_whitespace().next().and_then(|f| f.parse().ok())
+        {
+            out.insert(tid, ns);
         }
     }
     out

@@ -125,8 +125,9 @@ pub use blitz_macros::{fork_join, par_for, parallel};
 #[doc(hidden)]
 pub mod __private {
     pub use blitz_runtime::{
-        ForkMode, IntoParallelSource, ParallelSource, WorkRequestPoll, Worker, chunks, chunks_mut,
-        enumerate, enumerate_mut, for_each_piece, reduce_pieces, with_worker,
+        ForkContext, ForkMode, IntoParallelSource, ParallelSource, SerialContext, WorkRequestPoll,
+        Worker, chunks, chunks_mut, enumerate, enumerate_mut, for_each_piece, reduce_pieces,
+        with_worker,
     };
 
     /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a
@@ -232,4 +233,45 @@ pub mod __private {
         reduce_impl!(BitOr, false, |a, b| a | b; bool);
         reduce_impl!(BitXor, false, |a, b| a ^ b; bool);
     }
+}
+
+/// Keeps an expression out of `#[parallel]`'s rewriting: a call inside is neither a fork
+/// point nor redirected to the fast copy, and runs as written.
+///
+/// `#[parallel]` recognises recursive calls by name (a macro cannot see types), so a call of
+/// a same-named method on another type through a place, such as `self.items.len()` inside a
+/// `#[parallel] fn len(&self)`, would be taken for recursion; write it
+/// `blitz::no_fork!(self.items.len())`.
+///
+/// ```
+/// struct Dir {
+///     files: Vec<u64>,
+///     subdirs: Vec<Dir>,
+/// }
+///
+/// impl Dir {
+///     #[blitz::parallel]
+///     fn len(&self) -> usize {
+///         let here = blitz::no_fork!(self.files.len());
+///         match self.subdirs.as_slice() {
+///             [] => here,
+///             [a] => here + a.len(),
+///             [a, b, rest @ ..] => here + a.len() + b.len() + Dir::total(rest),
+///         }
+///     }
+///
+///     fn total(dirs: &[Dir]) -> usize {
+///         dirs.iter().map(|d| d.len()).sum()
+///     }
+/// }
+///
+/// let leaf = || Dir { files: vec![1, 2, 3], subdirs: vec![] };
+/// let root = Dir { files: vec![0], subdirs: vec![leaf(), leaf(), leaf()] };
+/// assert_eq!(root.len(), 10);
+/// ```
+#[macro_export]
+macro_rules! no_fork {
+    ($e:expr) => {
+        $e
+    };
 }

@@ -227,7 +227,7 @@ fn check_irrefutable(pat: &Pat) -> syn::Result<()> {
     }
 }
 
-/// The expansion. Without a forwarded worker it looks the worker up once with `with_worker`.
+/// The expansion. Without a forwarded context it looks the worker up once with `with_worker`.
 pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
     let krate = fj.krate.clone().unwrap_or_else(common::default_crate);
     let worker = fj.worker.clone().unwrap_or_else(common::worker_ident);
@@ -242,9 +242,19 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
         results.push(common::apply_tries(&common::result_ident(i), &tries));
     }
     let (join, pat) = common::join_nest(&worker, &branches, Span::call_site());
+    let p = quote!(#krate::__private);
     let join = match fj.worker {
-        Some(_) => join,
-        None => quote!(#krate::__private::with_worker(|#worker| { #join })),
+        // Inside a `#[parallel]` copy: the context of the copy decides (each context has a
+        // `join` taking closures of its own type, so the arms share the text).
+        Some(_) => quote!(match #p::ForkContext::join_mode(&#worker) {
+            #p::ForkMode::Join(#worker) => #join,
+            #p::ForkMode::Plain(#worker) => #join,
+            #p::ForkMode::Serial => {
+                let #worker = #p::SerialContext;
+                #join
+            }
+        }),
+        None => quote!(#p::with_worker(|#worker| { #join })),
     };
     if fj.arms[0].binding.is_none() {
         return quote!({
@@ -311,9 +321,13 @@ mod tests {
     }
 
     #[test]
-    fn forwarded_worker_skips_the_lookup() {
-        let got = expand_str(quote!(@__blitz_worker(w) f(), g()));
-        assert!(got.starts_with("{ let (__blitz_r0 , __blitz_r1) = w . join"));
+    fn forwarded_context_skips_the_lookup() {
+        let got = crate::common::normalize(expand_str(quote!(@__blitz_worker(w) f(), g())));
+        assert!(
+            got.starts_with("{let(__blitz_r0,__blitz_r1)=match::blitz::__private::ForkContext::join_mode(&w){::blitz::__private::ForkMode::Join(w)=>w.join(|w|f(),|w|g()),"),
+            "{got}"
+        );
+        assert!(!got.contains("with_worker"), "{got}");
     }
 
     #[test]

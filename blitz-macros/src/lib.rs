@@ -34,8 +34,15 @@ mod parallel;
 /// ```
 #[proc_macro_attribute]
 pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
-    parallel::parallel(args.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
+    let item = proc_macro2::TokenStream::from(item);
+    parallel::parallel(args.into(), item.clone())
+        .unwrap_or_else(|e| {
+            // The item as written plus the one error: what is wrong is reported once, not
+            // again by the compiler as follow-on errors of a missing or half-expanded fn.
+            let mut out = item;
+            out.extend(e.into_compile_error());
+            out
+        })
         .into()
 }
 

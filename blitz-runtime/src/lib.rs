@@ -19,6 +19,7 @@
 
 pub(crate) mod broadcast;
 pub(crate) mod deque;
+mod fork_context;
 mod frames;
 pub(crate) mod injector;
 pub(crate) mod job;
@@ -34,6 +35,7 @@ pub(crate) mod sync;
 pub(crate) mod unwind;
 
 pub use broadcast::{BroadcastContext, broadcast};
+pub use fork_context::{ForkContext, SerialContext};
 pub use join::{ForkMode, WorkRequestPoll, join, with_worker};
 pub use loops::{
     ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,

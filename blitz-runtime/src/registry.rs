@@ -320,12 +320,11 @@ impl Registry {
 
     /// Runs a start/exit handler, routing its panic to `handle_panic`.
     fn run_thread_handler(&self, handler: &Option<Box<ThreadHandler>>, index: usize) {
-        if let Some(handler) = handler {
-            if let Err(payload) =
+        if let Some(handler) = handler
+            && let Err(payload) =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(index)))
-            {
-                self.handle_panic(payload);
-            }
+        {
+            self.handle_panic(payload);
         }
     }
 

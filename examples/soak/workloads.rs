@@ -92,7 +92,7 @@ pub(super) fn skewed(w: &Worker, lo: u64, hi: u64, panic_at: Option<u64>) -> u64
             })
             .sum();
     }
-    let cut = if len % 2 == 0 {
+    let cut = if len.is_multiple_of(2) {
         lo + len / 4
     } else {
         hi - len / 4
@@ -197,9 +197,9 @@ pub(super) fn loop_tree(
 /// one in 7 takes 200 and one in 61 takes 4000.
 pub(super) fn uneven(i: u64) -> u64 {
     let h = mix(i);
-    let rounds = if h % 61 == 0 {
+    let rounds = if h.is_multiple_of(61) {
         4000
-    } else if h % 7 == 0 {
+    } else if h.is_multiple_of(7) {
         200
     } else {
         h % 8

@@ -1,6 +1,14 @@
 //! Expansion tests: what `#[parallel]` generates, as normalised token strings.
+//!
+//! Outside the compiler the enclosing impl of a method cannot be read, so a method without a
+//! visibility expands as [`Placement::Detached`] here and one with a visibility as
+//! [`Placement::Sibling`].
 
-use super::*;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::parallel;
+use crate::common::normalize;
 
 fn expand_str(args: TokenStream, item: TokenStream) -> String {
     parallel(args, item).unwrap().to_string()
@@ -10,13 +18,27 @@ fn error(args: TokenStream, item: TokenStream) -> String {
     parallel(args, item).unwrap_err().to_string()
 }
 
+/// The three arms of a fork point over the branch text `seq` (sequential form) and `join`.
+fn arms(join: TokenStream, seq: TokenStream) -> TokenStream {
+    quote! {
+        match ::blitz::__private::ForkContext::fork_mode(&__blitz_w) {
+            ::blitz::__private::ForkMode::Join(__blitz_w) => #join,
+            ::blitz::__private::ForkMode::Plain(__blitz_w) => #seq,
+            ::blitz::__private::ForkMode::Serial => {
+                let __blitz_w = ::blitz::__private::SerialContext;
+                #seq
+            }
+        }
+    }
+}
+
 #[test]
 fn fib() {
     let got = expand_str(
         quote!(),
         quote! {
             /// Fibonacci.
-            pub fn fib(n: u64) -> u64 {
+            pub fn fib(mut n: u64) -> u64 {
                 if n < 2 {
                     return n;
                 }
@@ -24,55 +46,39 @@ fn fib() {
             }
         },
     );
+    let fork = arms(
+        quote!(__blitz_w.join(
+            |__blitz_w| __blitz_fib(__blitz_w, n - 1),
+            |__blitz_w| __blitz_fib(__blitz_w, n - 2)
+        )),
+        quote!((__blitz_fib(__blitz_w, n - 1), __blitz_fib(__blitz_w, n - 2))),
+    );
     let want = quote! {
         /// Fibonacci.
         pub fn fib(n: u64) -> u64 {
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_fib(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
-                if n < 2 {
-                    return n;
-                }
-                {
-                    let (__blitz_r0, __blitz_r1) = match __blitz_w.fork_mode() {
-                        ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
-                            |__blitz_w| __blitz_fib(__blitz_w, n - 1),
-                            |__blitz_w| __blitz_fib(__blitz_w, n - 2)
-                        ),
-                        ::blitz::__private::ForkMode::Plain(__blitz_w) => (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2)),
-                        ::blitz::__private::ForkMode::Serial => (__blitz_fib_serial(n - 1), __blitz_fib_serial(n - 2)),
-                    };
-                    __blitz_r0 + __blitz_r1
-                }
-            }
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_fib_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, n: u64) -> u64 {
-                if n < 2 {
-                    return n;
-                }
-                {
-                    let (__blitz_r0, __blitz_r1) = {
-                        __blitz_w.poll();
-                        (__blitz_fib_plain(__blitz_w, n - 1), __blitz_fib_plain(__blitz_w, n - 2))
-                    };
-                    __blitz_r0 + __blitz_r1
-                }
-            }
             #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-            fn __blitz_fib_serial(n: u64) -> u64 {
+            fn __blitz_fib<__BlitzCx: ::blitz::__private::ForkContext>(
+                __blitz_w: __BlitzCx,
+                mut n: u64
+            ) -> u64 {
                 if n < 2 {
                     return n;
                 }
-                __blitz_fib_serial(n - 1) + __blitz_fib_serial(n - 2)
+                {
+                    let (__blitz_r0, __blitz_r1) = #fork;
+                    __blitz_r0 + __blitz_r1
+                }
             }
             ::blitz::__private::with_worker(move |__blitz_w| {
-                if __blitz_w.num_threads() == 1 { __blitz_fib_serial(n) } else { __blitz_fib(__blitz_w, n) }
+                if __blitz_w.num_threads() == 1 {
+                    __blitz_fib(::blitz::__private::SerialContext, n)
+                } else {
+                    __blitz_fib(__blitz_w, n)
+                }
             })
         }
     };
-    assert_eq!(
-        crate::common::normalize(got),
-        crate::common::normalize(want)
-    );
+    assert_eq!(normalize(got), normalize(want));
 }
 
 #[test]
@@ -82,52 +88,47 @@ fn errors() {
             if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
         }
     );
+    let on = |item: TokenStream| error(quote!(), item);
     assert!(
-        error(
-            quote!(),
-            quote!(
-                struct S;
-            )
-        )
+        on(quote!(
+            struct S;
+        ))
         .contains("cannot be used on a struct")
     );
     assert!(
-        error(
-            quote!(),
-            quote!(
-                async fn f() {}
-            )
-        )
+        on(quote!(
+            async fn f() {}
+        ))
         .contains("`async fn`")
     );
     assert!(
-        error(
-            quote!(),
-            quote!(
-                const fn f() {}
-            )
-        )
+        on(quote!(
+            const fn f() {}
+        ))
         .contains("`const fn`")
     );
     assert!(
-        error(
-            quote!(),
-            quote!(
-                extern "C" fn f() {}
-            )
-        )
+        on(quote!(
+            extern "C" fn f() {}
+        ))
         .contains("`extern` fn")
     );
     assert!(
-        error(
-            quote!(),
-            quote!(
-                fn f(n: u64) -> u64 {
-                    f(n - 1)
-                }
-            )
-        )
+        on(quote!(
+            fn f(n: u64) -> u64 {
+                f(n - 1)
+            }
+        ))
         .contains("no fork point")
+    );
+    assert!(
+        on(quote!(
+            fn len(&self) -> usize {
+                1 + self.next.len()
+            }
+        ))
+        .contains("left.len()"),
+        "a method's message shows a method call"
     );
     assert!(error(quote!(grain = 3), fib.clone()).contains("unknown argument `grain`"));
     assert!(error(quote!(cutoff = true, cutoff = false), fib).contains("duplicate argument"));
@@ -136,26 +137,31 @@ fn errors() {
             f(if n == 0 { return 0 } else { n }) + f(n - 1)
         }
     );
-    assert!(error(quote!(), ret).contains("`return` cannot leave a forked call"));
-    let brk = quote!(
-        fn f(n: u64) -> u64 {
-            loop {
-                let x = f({ break }) + f(n);
-            }
-        }
-    );
-    // Loops are left alone, so this has no fork point rather than a `break` error.
-    assert!(error(quote!(), brk).contains("no fork point"));
+    assert!(on(ret).contains("`return` cannot leave a forked call"));
     let brk = quote!(
         fn f(n: u64) -> u64 {
             'a: { f({ break 'a 1 }) + f(n) }
         }
     );
-    assert!(error(quote!(), brk).contains("`break` cannot leave a forked call"));
+    assert!(on(brk).contains("`break` cannot leave a forked call"));
 }
 
 #[test]
-fn calls_in_closures_and_loops_are_left_alone() {
+fn recursion_only_in_closures_and_loops_leaves_the_fn_as_written() {
+    let sized = quote! {
+        fn size(&self) -> usize {
+            let mut n = 1;
+            for c in &self.children {
+                n += c.size();
+            }
+            n + self.more.iter().map(|c| c.size()).sum::<usize>()
+        }
+    };
+    assert_eq!(expand_str(quote!(), sized.clone()), sized.to_string());
+}
+
+#[test]
+fn closures_are_left_alone_and_loop_calls_get_the_context() {
     let got = expand_str(
         quote!(),
         quote!(
@@ -169,293 +175,103 @@ fn calls_in_closures_and_loops_are_left_alone() {
         ),
     );
     assert!(got.contains("let g = | k | f (k) + f (k) ;"), "{got}");
-    assert!(got.contains("for i in 0 .. n { f (i) ; }"), "{got}");
-}
-
-#[test]
-fn quicksort_forks_consecutive_statements() {
-    let got = expand_str(
-        quote!(),
-        quote! {
-            fn quicksort<T: Ord + Send>(v: &mut [T]) {
-                if v.len() <= 1 {
-                    return;
-                }
-                let mid = partition(v);
-                let (lo, hi) = v.split_at_mut(mid);
-                quicksort(lo);
-                quicksort(&mut hi[1..]);
-            }
-        },
-    );
-    let want = quote! {
-        fn quicksort<T: Ord + Send>(v: &mut [T]) {
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_quicksort<T: Ord + Send>(__blitz_w: &::blitz::__private::Worker, v: &mut [T]) {
-                if v.len() <= 1 {
-                    return;
-                }
-                let mid = partition(v);
-                let (lo, hi) = v.split_at_mut(mid);
-                let (__blitz_r0, __blitz_r1) = match __blitz_w.fork_mode() {
-                    ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
-                        |__blitz_w| __blitz_quicksort(__blitz_w, lo),
-                        |__blitz_w| __blitz_quicksort(__blitz_w, &mut hi[1..])
-                    ),
-                    ::blitz::__private::ForkMode::Plain(__blitz_w) => (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..])),
-                    ::blitz::__private::ForkMode::Serial => (__blitz_quicksort_serial(lo), __blitz_quicksort_serial(&mut hi[1..])),
-                };
-                let (_, _,) = (__blitz_r0, __blitz_r1,);
-            }
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_quicksort_plain<T: Ord + Send>(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, v: &mut [T]) {
-                if v.len() <= 1 {
-                    return;
-                }
-                let mid = partition(v);
-                let (lo, hi) = v.split_at_mut(mid);
-                let (__blitz_r0, __blitz_r1) = {
-                    __blitz_w.poll();
-                    (__blitz_quicksort_plain(__blitz_w, lo), __blitz_quicksort_plain(__blitz_w, &mut hi[1..]))
-                };
-                let (_, _,) = (__blitz_r0, __blitz_r1,);
-            }
-            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-            fn __blitz_quicksort_serial<T: Ord + Send>(v: &mut [T]) {
-                if v.len() <= 1 {
-                    return;
-                }
-                let mid = partition(v);
-                let (lo, hi) = v.split_at_mut(mid);
-                __blitz_quicksort_serial(lo);
-                __blitz_quicksort_serial(&mut hi[1..]);
-            }
-            ::blitz::__private::with_worker(move |__blitz_w| {
-                if __blitz_w.num_threads() == 1 { __blitz_quicksort_serial::<T>(v) } else { __blitz_quicksort::<T>(__blitz_w, v) }
-            })
-        }
-    };
-    assert_eq!(
-        crate::common::normalize(got),
-        crate::common::normalize(want)
-    );
-}
-
-#[test]
-fn tree_sum_method_with_three_children_and_cutoff() {
-    let got = expand_str(
-        quote!(cutoff = depth < 8, crate = ::my_blitz),
-        quote! {
-            pub fn sum(&self, depth: u32) -> u64 {
-                self.value + self.left.sum(depth + 1) + self.sum(depth + 1) + Self::other(self) + self.sum(depth + 2)
-            }
-        },
-    );
-    let want = quote! {
-        pub fn sum(&self, depth: u32) -> u64 {
-            {
-                let __blitz_cut: bool = depth < 8;
-                if __blitz_cut {
-                    self.value + self.left.sum(depth + 1) + self.sum(depth + 1) + Self::other(self) + self.sum(depth + 2)
-                } else {
-                    ::my_blitz::__private::with_worker(|__blitz_w| -> u64 {
-                        {
-                            let (__blitz_r0, __blitz_r1) = __blitz_w.join(
-                                |__blitz_w| self.sum(depth + 1),
-                                |__blitz_w| self.sum(depth + 2)
-                            );
-                            self.value + self.left.sum(depth + 1) + __blitz_r0 + Self::other(self) + __blitz_r1
-                        }
-                    })
-                }
-            }
-        }
-    };
-    assert_eq!(
-        crate::common::normalize(got),
-        crate::common::normalize(want)
-    );
-}
-
-#[test]
-fn three_way_fork_nests_joins_and_applies_try_in_order() {
-    let got = expand_str(
-        quote!(),
-        quote! {
-            fn count(t: &Tree) -> Result<u64, E> {
-                Ok(count(&t.a)? + count(&t.b)? + count(&t.c)?)
-            }
-        },
-    );
-    let want = quote! {
-        fn count(t: &Tree) -> Result<u64, E> {
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_count(__blitz_w: &::blitz::__private::Worker, t: &Tree) -> Result<u64, E> {
-                Ok({
-                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = match __blitz_w.fork_mode() {
-                        ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
-                            |__blitz_w| __blitz_count(__blitz_w, &t.a),
-                            |__blitz_w| __blitz_w.join(
-                            |__blitz_w| __blitz_count(__blitz_w, &t.b),
-                            |__blitz_w| __blitz_count(__blitz_w, &t.c)
-                            )
-                        ),
-                        ::blitz::__private::ForkMode::Plain(__blitz_w) => (
-                        __blitz_count_plain(__blitz_w, &t.a),
-                        (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
-                        ),
-                        ::blitz::__private::ForkMode::Serial => (
-                        __blitz_count_serial(&t.a),
-                        (__blitz_count_serial(&t.b), __blitz_count_serial(&t.c))
-                        ),
-                    };
-                    __blitz_r0? + __blitz_r1? + __blitz_r2?
-                })
-            }
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_count_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, t: &Tree) -> Result<u64, E> {
-                Ok({
-                    let (__blitz_r0, (__blitz_r1, __blitz_r2)) = {
-                        __blitz_w.poll();
-                        (
-                            __blitz_count_plain(__blitz_w, &t.a),
-                            (__blitz_count_plain(__blitz_w, &t.b), __blitz_count_plain(__blitz_w, &t.c))
-                        )
-                    };
-                    __blitz_r0? + __blitz_r1? + __blitz_r2?
-                })
-            }
-            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-            fn __blitz_count_serial(t: &Tree) -> Result<u64, E> {
-                Ok(__blitz_count_serial(&t.a)? + __blitz_count_serial(&t.b)? + __blitz_count_serial(&t.c)?)
-            }
-            ::blitz::__private::with_worker(move |__blitz_w| {
-                if __blitz_w.num_threads() == 1 { __blitz_count_serial(t) } else { __blitz_count(__blitz_w, t) }
-            })
-        }
-    };
-    assert_eq!(
-        crate::common::normalize(got),
-        crate::common::normalize(want)
-    );
-}
-
-#[test]
-fn fork_join_in_a_loop_gets_the_worker_but_loop_calls_stay_serial() {
-    let got = expand_str(
-        quote!(),
-        quote!(
-            fn f(n: u64) -> u64 {
-                let mut t = 0;
-                for i in 0..n {
-                    let (a, b) = fork_join!(f(i), g(i));
-                    t += a + b + f(i) + f(i);
-                }
-                t
-            }
-        ),
-    );
     assert!(
-        got.contains("fork_join ! (@ __blitz_worker (__blitz_w) f (i) , g (i) ,)"),
+        got.contains("for i in 0 .. n { __blitz_f (__blitz_w , i) ; }"),
         "{got}"
     );
-    assert!(got.contains("t += a + b + f (i) + f (i)"), "{got}");
 }
 
 #[test]
-fn nested_impl_mentioning_self_keeps_the_free_path() {
+fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
     let got = expand_str(
         quote!(),
-        quote!(
-            fn f(n: u64) -> u64 {
-                struct S;
-                impl S {
-                    fn new() -> Self {
-                        S
-                    }
+        quote! {
+            pub fn eval(&self, k: u8) -> i64 {
+                match self {
+                    Expr::Add(l, r) => l.eval(k) + r.eval(k),
+                    Expr::Mul(l, r) => Self::eval(l, k) * Expr::eval(r, k),
+                    Expr::Opt(a, b) => a.as_ref().unwrap().eval(k) - (*b).eval(k),
+                    Expr::Sum(v) => v.iter().eval(k) + v.first().eval(k),
+                    Expr::Neg(e) => -e.eval(k),
+                    Expr::Num(n) => n.eval(k, 1) + n.eval::<u8>(k) + n.eval(),
                 }
-                if n < 2 { n } else { f(n - 1) + f(n - 2) }
             }
-        ),
+        },
     );
-    assert!(got.contains("fn __blitz_f"), "{got}");
+    let got = normalize(got);
+    // Places: redirected to the copy, with the context.
+    for want in [
+        quote!(|__blitz_w| l.__blitz_eval(__blitz_w, k)),
+        quote!((l.__blitz_eval(__blitz_w, k), r.__blitz_eval(__blitz_w, k))),
+        quote!(|__blitz_w| Self::__blitz_eval(l, __blitz_w, k)),
+        quote!(a.as_ref().unwrap().__blitz_eval(__blitz_w, k)),
+        quote!((*b).__blitz_eval(__blitz_w, k)),
+        quote!(-e.__blitz_eval(__blitz_w, k)),
+        // Another type's fn, or another receiver: forked as written.
+        quote!(|__blitz_w| Expr::eval(r, k)),
+        quote!(|__blitz_w| v.iter().eval(k)),
+        quote!(|__blitz_w| v.first().eval(k)),
+        // Wrong arity or a turbofish on a non-generic fn: not recursive calls.
+        quote!(n.eval(k, 1) + n.eval::<u8>(k) + n.eval()),
+    ] {
+        assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    }
+    assert!(got.contains("#[doc(hidden)]"), "{got}");
+    assert!(
+        got.contains(&normalize(quote!(Self::__blitz_eval(self, __blitz_w, k)))),
+        "{got}"
+    );
 }
 
 #[test]
-fn what_is_applied_to_a_forked_result_runs_after_the_join() {
-    let got = expand_str(
+fn a_method_whose_impl_is_unknown_forks_without_a_copy() {
+    let got = normalize(expand_str(
         quote!(),
-        quote!(
-            fn f(n: u64) -> P {
-                P {
-                    l: f(n - 1).l,
-                    r: f(n - 2).r.max(g(n)),
+        quote! {
+            fn count(&self, d: u32) -> u64 {
+                if d == 0 {
+                    return 1;
                 }
+                self.count(d - 1) + self.count(d - 1)
             }
-        ),
+        },
+    ));
+    assert!(!got.contains("__blitz_count"), "{got}");
+    assert!(
+        got.contains("::blitz::__private::with_worker(|__blitz_w|->u64{"),
+        "{got}"
     );
-    let want = quote! {
-        fn f(n: u64) -> P {
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> P {
-                {
-                    let (__blitz_r0, __blitz_r1) = match __blitz_w.fork_mode() {
-                        ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
-                            |__blitz_w| __blitz_f(__blitz_w, n - 1),
-                            |__blitz_w| __blitz_f(__blitz_w, n - 2),
-                        ),
-                        ::blitz::__private::ForkMode::Plain(__blitz_w) => (
-                            __blitz_f_plain(__blitz_w, n - 1),
-                            __blitz_f_plain(__blitz_w, n - 2),
-                        ),
-                        ::blitz::__private::ForkMode::Serial => (__blitz_f_serial(n - 1), __blitz_f_serial(n - 2)),
-                    };
-                    P {
-                        l: __blitz_r0.l,
-                        r: __blitz_r1.r.max(g(n)),
-                    }
-                }
-            }
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_f_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, n: u64) -> P {
-                {
-                    let (__blitz_r0, __blitz_r1) = {
-                        __blitz_w.poll();
-                        (
-                            __blitz_f_plain(__blitz_w, n - 1),
-                            __blitz_f_plain(__blitz_w, n - 2),
-                        )
-                    };
-                    P {
-                        l: __blitz_r0.l,
-                        r: __blitz_r1.r.max(g(n)),
-                    }
-                }
-            }
-            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-            fn __blitz_f_serial(n: u64) -> P {
-                P {
-                    l: __blitz_f_serial(n - 1).l,
-                    r: __blitz_f_serial(n - 2).r.max(g(n)),
-                }
-            }
-            ::blitz::__private::with_worker(move |__blitz_w| {
-                if __blitz_w.num_threads() == 1 {
-                    __blitz_f_serial(n)
-                } else {
-                    __blitz_f(__blitz_w, n)
-                }
-            })
-        }
-    };
-    assert_eq!(
-        crate::common::normalize(got),
-        crate::common::normalize(want)
+    assert!(
+        got.contains(&normalize(quote!((self.count(d - 1), self.count(d - 1))))),
+        "{got}"
     );
 }
 
-// rustfmt would brace the nested closure, which changes the tokens.
-#[rustfmt::skip]
+#[test]
+fn sibling_copy_of_a_generic_method_with_cutoff() {
+    let got = normalize(expand_str(
+        quote!(cutoff = depth < 8, crate = ::my_blitz),
+        quote! {
+            pub(crate) fn sum<U: Into<u64>>(&self, depth: u32, extra: impl Fn() -> U) -> u64 {
+                self.left.sum(depth + 1, &extra) + self.right.sum(depth + 1, &extra)
+            }
+        },
+    ));
+    for want in [
+        // The wrapper names the copy's type parameters.
+        quote!(Self::__blitz_sum::<U, _, _>(self, __blitz_w, depth, extra)),
+        quote!(fn __blitz_sum<U: Into<u64>, __BlitzImpl0: Fn() -> U, __BlitzCx: ::my_blitz::__private::ForkContext>(
+            &self, __blitz_w: __BlitzCx, depth: u32, extra: __BlitzImpl0) -> u64),
+        // Under the cutoff, the same body with the serial context.
+    ] {
+        assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    }
+    assert!(
+        got.contains("if__blitz_cut{let__blitz_w=::my_blitz::__private::SerialContext;"),
+        "{got}"
+    );
+}
+
 #[test]
 fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
     let got = expand_str(
@@ -469,58 +285,79 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
             }
         ),
     );
-    let want = quote!(
-        fn f(n: u64) -> u64 {
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_f(__blitz_w: &::blitz::__private::Worker, n: u64) -> u64 {
-                let a = __blitz_f(__blitz_w, n - 1);
-                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = match __blitz_w.fork_mode() {
-                    ::blitz::__private::ForkMode::Join(__blitz_w) => __blitz_w.join(
-                        |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
-                        |__blitz_w| __blitz_w.join(
-                        |__blitz_w| __blitz_f(__blitz_w, n - 3),
-                        |__blitz_w| __blitz_f(__blitz_w, n - 4),
-                    ),
-                    ),
-                    ::blitz::__private::ForkMode::Plain(__blitz_w) => (
-                    __blitz_f_plain(__blitz_w, n - 2) + a,
-                    (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
-                    ),
-                    ::blitz::__private::ForkMode::Serial => (
-                    __blitz_f_serial(n - 2) + a,
-                    (__blitz_f_serial(n - 3), __blitz_f_serial(n - 4))
-                    ),
-                };
-                let (a, _) = (__blitz_r0, __blitz_r1);
-                __blitz_r2
-            }
-            #[allow(clippy::too_many_arguments)]
-            fn __blitz_f_plain(__blitz_w: ::blitz::__private::WorkRequestPoll<'_>, n: u64) -> u64 {
-                let a = __blitz_f_plain(__blitz_w, n - 1);
-                let (__blitz_r0, (__blitz_r1, __blitz_r2)) = {
-                    __blitz_w.poll();
-                    (
-                        __blitz_f_plain(__blitz_w, n - 2) + a,
-                        (__blitz_f_plain(__blitz_w, n - 3), __blitz_f_plain(__blitz_w, n - 4))
-                    )
-                };
-                let (a, _) = (__blitz_r0, __blitz_r1);
-                __blitz_r2
-            }
-            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-            fn __blitz_f_serial(n: u64) -> u64 {
-                let a = __blitz_f_serial(n - 1);
-                let a = __blitz_f_serial(n - 2) + a;
-                __blitz_f_serial(n - 3);
-                __blitz_f_serial(n - 4)
-            }
-            ::blitz::__private::with_worker(move |__blitz_w| {
-                if __blitz_w.num_threads() == 1 { __blitz_f_serial(n) } else { __blitz_f(__blitz_w, n) }
-            })
-        }
+    let fork = arms(
+        quote!(__blitz_w.join(
+            |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
+            |__blitz_w| __blitz_w.join(
+                |__blitz_w| __blitz_f(__blitz_w, n - 3),
+                |__blitz_w| __blitz_f(__blitz_w, n - 4)
+            )
+        )),
+        quote!((
+            __blitz_f(__blitz_w, n - 2) + a,
+            (__blitz_f(__blitz_w, n - 3), __blitz_f(__blitz_w, n - 4))
+        )),
     );
-    assert_eq!(
-        crate::common::normalize(got),
-        crate::common::normalize(want)
+    let want = quote!(
+        let a = __blitz_f(__blitz_w, n - 1);
+        let (__blitz_r0, (__blitz_r1, __blitz_r2)) = #fork;
+        let (a, _) = (__blitz_r0, __blitz_r1);
+        __blitz_r2
+    );
+    let got = normalize(got);
+    assert!(got.contains(&normalize(want)), "{got}");
+}
+
+#[test]
+fn typed_lets_and_try_apply_after_the_join() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn count(t: &Tree) -> Result<u64, E> {
+                let a: u64 = count(&t.l)?;
+                let b: u64 = count(&t.r)?;
+                Ok(a + b)
+            }
+        ),
+    ));
+    for want in [
+        quote!(let (a, b,): (u64, u64,) = (__blitz_r0?, __blitz_r1?,);),
+        quote!(|__blitz_w| __blitz_count(__blitz_w, &t.l)),
+    ] {
+        assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    }
+}
+
+#[test]
+fn what_is_applied_to_a_forked_result_runs_after_the_join() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> P {
+                P {
+                    x: f(n - 1).x + f(n - 2).y as u64,
+                }
+            }
+        ),
+    ));
+    assert!(got.contains("};__blitz_r0.x+__blitz_r1.yasu64}}"), "{got}");
+}
+
+#[test]
+fn fork_join_inside_follows_the_context() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                blitz::fork_join!(a = f(n - 1), b = g(n));
+                a + b
+            }
+        ),
+    ));
+    assert!(
+        got.contains(&normalize(
+            quote!(@__blitz_worker(__blitz_w) a = __blitz_f(__blitz_w, n - 1))
+        )),
+        "{got}"
     );
 }

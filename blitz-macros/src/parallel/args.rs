@@ -1,0 +1,98 @@
+//! Parsing `#[parallel]`: its arguments and the item it is on.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, Ident, Item, ItemFn, Path, Token};
+
+use crate::common;
+
+/// `#[parallel(cutoff = expr, crate = path)]`.
+#[derive(Default)]
+pub(super) struct Args {
+    pub(super) cutoff: Option<Expr>,
+    pub(super) krate: Option<Path>,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut args = Args::default();
+        while !input.is_empty() {
+            if common::peek_crate_arg(input) {
+                let kw: Token![crate] = input.parse()?;
+                input.parse::<Token![=]>()?;
+                if args.krate.is_some() {
+                    return Err(syn::Error::new_spanned(kw, "duplicate argument `crate`"));
+                }
+                args.krate = Some(common::parse_crate_value(input)?);
+            } else {
+                let name: Ident = input.parse().map_err(|e| {
+                    syn::Error::new(
+                        e.span(),
+                        "expected an argument: `cutoff = <bool expr>` or `crate = path`",
+                    )
+                })?;
+                if name != "cutoff" {
+                    return Err(syn::Error::new_spanned(
+                        &name,
+                        format!(
+                            "unknown argument `{name}`: `#[parallel]` takes \
+                             `cutoff = <bool expr over the parameters>` and `crate = path`"
+                        ),
+                    ));
+                }
+                if args.cutoff.is_some() {
+                    return Err(syn::Error::new_spanned(
+                        &name,
+                        "duplicate argument `cutoff`",
+                    ));
+                }
+                input.parse::<Token![=]>()?;
+                args.cutoff = Some(input.parse()?);
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(args)
+    }
+}
+
+/// The annotated item, which must be a fn with a body.
+pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
+    if let Ok(f) = syn::parse2::<syn::TraitItemFn>(item.clone())
+        && f.default.is_none()
+    {
+        return Err(syn::Error::new_spanned(
+            &f.sig,
+            "`#[parallel]` needs a fn with a body: put it on the method in each `impl` \
+                 of the trait (or on a default body here)",
+        ));
+    }
+    let item: Item = syn::parse2(item)?;
+    let what = |tokens: &dyn ToTokens, kind: &str| {
+        let advice = if kind.starts_with("an impl") {
+            "put it on the recursive method inside"
+        } else {
+            "put it on a recursive fn, or use `fork_join!` or `par_for!` inside a fn"
+        };
+        Err(syn::Error::new_spanned(
+            tokens.to_token_stream(),
+            format!("`#[parallel]` cannot be used on {kind}: {advice}"),
+        ))
+    };
+    match item {
+        Item::Fn(f) => Ok(f),
+        Item::Struct(s) => what(&s.struct_token, "a struct"),
+        Item::Enum(e) => what(&e.enum_token, "an enum"),
+        Item::Impl(i) => what(&i.impl_token, "an impl block"),
+        Item::Trait(t) => what(&t.trait_token, "a trait"),
+        Item::Mod(m) => what(&m.mod_token, "a module"),
+        Item::Const(c) => what(&c.const_token, "a const"),
+        Item::Static(s) => what(&s.static_token, "a static"),
+        Item::Type(t) => what(&t.type_token, "a type alias"),
+        Item::Use(u) => what(&u.use_token, "a `use`"),
+        other => what(&other, "this item (a fn with a body is needed)"),
+    }
+}

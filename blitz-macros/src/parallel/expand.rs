@@ -1,0 +1,314 @@
+//! Generating the annotated fn and its fast copy.
+//!
+//! The copy is the body with its fork points rewritten (see `rewrite`), generic over a
+//! `ForkContext` it takes as an extra parameter. The fn itself becomes a wrapper that looks
+//! the worker up once and calls the copy with it, or with the serial context on a one-worker
+//! pool (nobody could take a fork there, so the whole call tree runs as the sequential
+//! program). Where the copy lives depends on the [`Placement`].
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Block, FnArg, GenericParam, Ident, ItemFn, Pat, Signature, Type};
+
+use super::args::Args;
+use super::placement::Placement;
+use super::recursion::Callee;
+use super::rewrite::{Names, Rewriter};
+use crate::common;
+
+pub(super) fn expand(
+    args: &Args,
+    func: &ItemFn,
+    callee: &Callee,
+    placement: Placement,
+) -> syn::Result<TokenStream> {
+    let names = Names {
+        krate: args.krate.clone().unwrap_or_else(common::default_crate),
+        cx: common::worker_ident(),
+        copy: format_ident!("__blitz_{}", callee.name),
+    };
+    let mut body = (*func.block).clone();
+    let mut rw = Rewriter::new(&names, callee, placement, args.krate.clone());
+    rw.visit_block_mut(&mut body);
+    if let Some(e) = rw.error {
+        return Err(e);
+    }
+    if rw.forks == 0 {
+        if callee.calls_itself_in_closure_or_loop(&func.block) {
+            // Calls in closures and loops are not fork points: the fn runs as written.
+            return Ok(func.to_token_stream());
+        }
+        return Err(no_fork_point(func, callee));
+    }
+    Ok(match placement {
+        Placement::Nested => expand_nested(args, func, body, &names),
+        Placement::Sibling => expand_sibling(args, func, body, &names),
+        Placement::Detached => expand_detached(args, func, body, &names),
+    })
+}
+
+fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
+    let name = &callee.name;
+    let call = if !callee.is_method {
+        format!("`{name}(a) + {name}(b)`")
+    } else if callee.has_receiver {
+        format!("`left.{name}() + right.{name}()`")
+    } else {
+        format!("`Self::{name}(a) + Self::{name}(b)`")
+    };
+    syn::Error::new_spanned(
+        &func.sig.ident,
+        format!(
+            "`#[parallel]` found no fork point in `{name}`: it needs two recursive calls that \
+             are siblings, such as {call}, or consecutive statements that each recurse; \
+             restructure the recursion, or remove the attribute"
+        ),
+    )
+}
+
+/// The context's type parameter in the copy's signature.
+fn cx_type() -> Ident {
+    Ident::new("__BlitzCx", Span::call_site())
+}
+
+/// The copy's signature: the fn's, renamed, with the context parameter (after the receiver)
+/// and its type parameter, and `impl Trait` arguments turned into type parameters (a copy
+/// nested in a fn cannot name the fn's opaque types, and the wrapper names the copy's
+/// parameters with a turbofish).
+fn copy_signature(sig: &Signature, names: &Names) -> (Signature, usize) {
+    let mut copy = sig.clone();
+    copy.ident = names.copy.clone();
+    let mut synthesized = 0usize;
+    for arg in copy.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = arg {
+            let mut conv = ImplTraitToGeneric {
+                params: Vec::new(),
+                next: &mut synthesized,
+            };
+            conv.visit_type_mut(&mut pt.ty);
+            copy.generics.params.extend(conv.params);
+        }
+    }
+    let (krate, cx, cx_ty) = (&names.krate, &names.cx, cx_type());
+    copy.generics
+        .params
+        .push(syn::parse_quote!(#cx_ty: #krate::__private::ForkContext));
+    let at = usize::from(sig.receiver().is_some());
+    copy.inputs.insert(at, syn::parse_quote!(#cx: #cx_ty));
+    (copy, synthesized)
+}
+
+/// The wrapper's signature, its parameters bound to plain names (patterns get hygienic ones)
+/// so it can forward them, and those names (`self` first, if there is a receiver).
+fn wrapper_signature(sig: &Signature) -> (Signature, Vec<TokenStream>) {
+    let mut outer = sig.clone();
+    let mut forwarded = Vec::new();
+    for (i, arg) in outer.inputs.iter_mut().enumerate() {
+        match arg {
+            FnArg::Receiver(_) => forwarded.push(quote!(self)),
+            FnArg::Typed(pt) => {
+                let ident = match &*pt.pat {
+                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+                    _ => format_ident!("__blitz_arg{}", i, span = Span::mixed_site()),
+                };
+                *pt.pat = syn::parse_quote!(#ident);
+                forwarded.push(ident.to_token_stream());
+            }
+        }
+    }
+    // `mut self` is the copy's business (`mut x` went with the pattern).
+    if let Some(FnArg::Receiver(r)) = outer.inputs.first_mut()
+        && r.reference.is_none()
+    {
+        r.mutability = None;
+    }
+    (outer, forwarded)
+}
+
+/// `::<T, N, _, _>` naming the copy's type and const parameters, or nothing if inference
+/// can do it (the copy has only the context's parameter).
+fn turbofish(sig: &Signature, synthesized: usize) -> TokenStream {
+    let mut args: Vec<TokenStream> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    if args.is_empty() && synthesized == 0 {
+        return quote!();
+    }
+    args.extend((0..=synthesized).map(|_| quote!(_)));
+    quote!(::<#(#args),*>)
+}
+
+/// The copy's body: the rewritten body, under `cutoff` run with the serial context.
+fn copy_body(args: &Args, body: Block, names: &Names) -> TokenStream {
+    match &args.cutoff {
+        None => body.to_token_stream(),
+        Some(cutoff) => {
+            let (krate, cx) = (&names.krate, &names.cx);
+            let cut = Ident::new("__blitz_cut", Span::mixed_site());
+            let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
+            quote!({
+                #cut_let
+                if #cut {
+                    let #cx = #krate::__private::SerialContext;
+                    #body
+                } else #body
+            })
+        }
+    }
+}
+
+/// The wrapper's body: look the worker up, call the copy.
+fn enter_copy(
+    sig: &Signature,
+    names: &Names,
+    call: impl Fn(TokenStream) -> TokenStream,
+) -> TokenStream {
+    let (krate, cx) = (&names.krate, &names.cx);
+    let serial = call(quote!(#krate::__private::SerialContext));
+    let parallel = call(cx.to_token_stream());
+    let (serial, parallel) = match &sig.unsafety {
+        // SAFETY (generated): the user's fn is an `unsafe fn` and its wrapper passes the copy
+        // exactly the arguments its caller vouched for: the obligations carry over.
+        Some(_) => (quote!(unsafe { #serial }), quote!(unsafe { #parallel })),
+        None => (serial, parallel),
+    };
+    quote! {
+        #krate::__private::with_worker(move |#cx| {
+            if #cx.num_threads() == 1 { #serial } else { #parallel }
+        })
+    }
+}
+
+/// A free fn: the copy is nested in the wrapper.
+fn expand_nested(args: &Args, func: &ItemFn, body: Block, names: &Names) -> TokenStream {
+    let ItemFn {
+        attrs, vis, sig, ..
+    } = func;
+    let (copy_sig, synthesized) = copy_signature(sig, names);
+    let (outer_sig, forwarded) = wrapper_signature(sig);
+    let copy = &names.copy;
+    let tf = turbofish(sig, synthesized);
+    let enter = enter_copy(sig, names, |cx| quote!(#copy #tf(#cx, #(#forwarded),*)));
+    let copy_body = copy_body(args, body, names);
+    quote! {
+        #(#attrs)*
+        #vis #outer_sig {
+            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            #copy_sig #copy_body
+            #enter
+        }
+    }
+}
+
+/// A method of an inherent impl: the copy is a hidden associated fn beside it.
+fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> TokenStream {
+    let ItemFn {
+        attrs, vis, sig, ..
+    } = func;
+    let (copy_sig, synthesized) = copy_signature(sig, names);
+    let (outer_sig, forwarded) = wrapper_signature(sig);
+    let copy = &names.copy;
+    let tf = turbofish(sig, synthesized);
+    let has_receiver = sig.receiver().is_some();
+    let enter = enter_copy(sig, names, |cx| {
+        let (first, rest) = match has_receiver {
+            true => (Some(&forwarded[0]), &forwarded[1..]),
+            false => (None, &forwarded[..]),
+        };
+        let first = first.map(|f| quote!(#f,));
+        quote!(Self::#copy #tf(#first #cx, #(#rest),*))
+    });
+    let copy_body = copy_body(args, body, names);
+    quote! {
+        #(#attrs)*
+        #vis #outer_sig {
+            #enter
+        }
+
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+        #copy_sig #copy_body
+    }
+}
+
+/// A method that cannot have a copy beside it (a trait impl or default body): the body runs
+/// under the worker, and its recursive calls go through the method itself.
+fn expand_detached(args: &Args, func: &ItemFn, body: Block, names: &Names) -> TokenStream {
+    let ItemFn {
+        attrs, vis, sig, ..
+    } = func;
+    let (krate, cx) = (&names.krate, &names.cx);
+    // Annotating the closure keeps `?` and `return` inferring the fn's own types; an
+    // `impl Trait` return type cannot be written there, so it is left to inference.
+    let ret = match &sig.output {
+        syn::ReturnType::Default => quote!(-> ()),
+        syn::ReturnType::Type(arrow, ty) if !contains_impl_trait(ty) => quote!(#arrow #ty),
+        _ => quote!(),
+    };
+    let par = quote!(#krate::__private::with_worker(|#cx| #ret #body));
+    let body = match &args.cutoff {
+        None => par,
+        Some(cutoff) => {
+            let serial = &func.block;
+            let cut = Ident::new("__blitz_cut", Span::mixed_site());
+            let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
+            quote!({
+                #cut_let
+                if #cut #serial else { #par }
+            })
+        }
+    };
+    quote! {
+        #(#attrs)*
+        #vis #sig {
+            #body
+        }
+    }
+}
+
+fn contains_impl_trait(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'a> Visit<'a> for Finder {
+        fn visit_type_impl_trait(&mut self, _: &'a syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut f = Finder(false);
+    f.visit_type(ty);
+    f.0
+}
+
+struct ImplTraitToGeneric<'a> {
+    params: Vec<GenericParam>,
+    next: &'a mut usize,
+}
+
+impl VisitMut for ImplTraitToGeneric<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        // `&(impl A + B)` needs its parentheses; `&(T)` would warn.
+        if let Type::Paren(p) = ty
+            && matches!(*p.elem, Type::ImplTrait(_))
+        {
+            *ty = (*p.elem).clone();
+        }
+        if let Type::ImplTrait(it) = ty {
+            let name = format_ident!("__BlitzImpl{}", *self.next);
+            *self.next += 1;
+            let bounds = &it.bounds;
+            self.params.push(syn::parse_quote!(#name: #bounds));
+            *ty = syn::parse_quote!(#name);
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}

@@ -1,0 +1,36 @@
+//! `#[parallel]`: turns sibling recursive calls of a fn into fork/joins.
+//!
+//! - parse (`args`): the attribute's arguments and the fn;
+//! - analyse: the fn as a callee and its recursive calls (`recursion`), where its fast copy
+//!   can live (`placement`);
+//! - expand: the fork points (`rewrite`) and the wrapper and copy around them (`expand`).
+//!
+//! The fn becomes a wrapper that looks the worker up once and calls a copy of the fn that
+//! takes a fork context as an extra parameter and passes it down the recursion, so a fork
+//! costs a `Worker::join` and nothing else; where the worker says a fork cannot be recorded,
+//! the subtree runs as plain recursion that only polls at its fork points, and on one-worker
+//! pools and under `cutoff` as the sequential program (see the runtime's `ForkContext`).
+
+mod args;
+mod expand;
+mod placement;
+mod recursion;
+mod rewrite;
+
+use proc_macro2::TokenStream;
+use syn::parse::{Parse, Parser};
+
+use args::Args;
+use recursion::Callee;
+
+/// Entry point: parse, analyse, expand.
+pub(crate) fn parallel(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let args = Args::parse.parse2(args)?;
+    let func = args::parse_fn(item)?;
+    let callee = Callee::of(&func)?;
+    let placement = placement::choose(&func, callee.is_method);
+    expand::expand(&args, &func, &callee, placement)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,284 @@
+//! Where the fast copy of an annotated fn can live.
+//!
+//! A free fn's copy is nested inside it. A method's copy cannot be: a nested fn cannot name
+//! `Self`. It can be a sibling associated fn, but only in an inherent impl: in a trait impl
+//! an item the trait does not declare is an error. An attribute on a method is not told which
+//! impl it is in, so the macro reads the enclosing block's header from the source file (the
+//! method's span gives the file and line). A method with a visibility is in an inherent impl
+//! (trait impl items have none). Where the header cannot be read or is not an inherent impl,
+//! the method runs without a copy ([`Placement::Detached`]): still parallel, with one
+//! worker lookup per recursive call.
+
+use proc_macro2::Span;
+
+/// Where the copy lives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Placement {
+    /// A free fn: the copy is nested in it.
+    Nested,
+    /// A method of an inherent impl: the copy is a hidden sibling associated fn.
+    Sibling,
+    /// A method of a trait impl or trait, or one whose impl is unknown: no copy.
+    Detached,
+}
+
+pub(super) fn choose(func: &syn::ItemFn, is_method: bool) -> Placement {
+    if !is_method {
+        return Placement::Nested;
+    }
+    if !matches!(func.vis, syn::Visibility::Inherited) {
+        return Placement::Sibling;
+    }
+    match enclosing_block(func.sig.fn_token.span) {
+        Some(Block::InherentImpl) => Placement::Sibling,
+        _ => Placement::Detached,
+    }
+}
+
+/// The kind of block a method is written in.
+#[derive(Debug, PartialEq, Eq)]
+enum Block {
+    InherentImpl,
+    TraitImpl,
+    Other,
+}
+
+/// Reads the header of the block around `span` from its source file; `None` outside a
+/// compiler-run macro (unit tests) or where the file cannot be read.
+fn enclosing_block(span: Span) -> Option<Block> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let span = span.unwrap();
+    let text = std::fs::read_to_string(span.local_file()?).ok()?;
+    Some(classify(&header_around(&text, span.line(), span.column())?))
+}
+
+/// The text between the start of the innermost block open at `line:column` (1-based; the
+/// column counts chars) and its `{`, skipping comments and literals.
+fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut headers: Vec<String> = Vec::new();
+    let (mut at_line, mut at_col) = (1usize, 1usize);
+    let mut start = 0usize;
+    let mut i = 0usize;
+    // Advances over `n` chars, keeping line and column.
+    let step = |i: &mut usize, n: usize, at_line: &mut usize, at_col: &mut usize| {
+        for _ in 0..n {
+            if chars.get(*i) == Some(&'\n') {
+                *at_line += 1;
+                *at_col = 1;
+            } else {
+                *at_col += 1;
+            }
+            *i += 1;
+        }
+    };
+    while i < chars.len() {
+        if (at_line, at_col) >= (line, column) {
+            return headers.pop();
+        }
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let skip = match (c, next) {
+            ('/', Some('/')) => chars[i..].iter().position(|&c| c == '\n').unwrap_or(0),
+            ('/', Some('*')) => block_comment_len(&chars[i..]),
+            ('"', _) => string_len(&chars[i..], 1, 0),
+            ('r' | 'b', _) if !ident_char_before(&chars, i) => raw_or_byte_string_len(&chars[i..]),
+            ('\'', _) => char_literal_len(&chars[i..]),
+            _ => 0,
+        };
+        if skip > 0 {
+            step(&mut i, skip, &mut at_line, &mut at_col);
+            continue;
+        }
+        match c {
+            '{' => {
+                headers.push(chars[start..i].iter().collect());
+                start = i + 1;
+            }
+            '}' => {
+                headers.pop();
+                start = i + 1;
+            }
+            ';' => start = i + 1,
+            _ => {}
+        }
+        step(&mut i, 1, &mut at_line, &mut at_col);
+    }
+    None
+}
+
+fn ident_char_before(chars: &[char], i: usize) -> bool {
+    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+fn block_comment_len(s: &[char]) -> usize {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i + 1 < s.len() {
+        match (s[i], s[i + 1]) {
+            ('/', '*') => {
+                depth += 1;
+                i += 2;
+            }
+            ('*', '/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    s.len()
+}
+
+/// A string literal whose opening quote is at `open` and that ends with `"` plus `hashes`
+/// `#`s (escapes only when `hashes` is 0 and it is not raw).
+fn string_len(s: &[char], open: usize, hashes: usize) -> usize {
+    let raw = hashes > 0 || (open > 0 && s[..open].contains(&'r'));
+    let mut i = open;
+    while i < s.len() {
+        match s[i] {
+            '\\' if !raw => i += 2,
+            '"' if s[i + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == '#')
+                .count()
+                == hashes =>
+            {
+                return i + 1 + hashes;
+            }
+            _ => i += 1,
+        }
+    }
+    s.len()
+}
+
+/// `r"…"`, `r#"…"#`, `b"…"`, `br#"…"#`, `c"…"`-style prefixes; 0 if `s` is not one.
+fn raw_or_byte_string_len(s: &[char]) -> usize {
+    let mut i = 0;
+    if s.first() == Some(&'b') {
+        i += 1;
+    }
+    let raw = s.get(i) == Some(&'r');
+    if raw {
+        i += 1;
+    }
+    let hashes = s[i..].iter().take_while(|&&c| c == '#').count();
+    if s.get(i + hashes) != Some(&'"') || (i == 0) || (!raw && hashes > 0) {
+        return 0;
+    }
+    string_len(s, i + hashes + 1, hashes)
+}
+
+/// A char literal (`'x'`, `'\n'`, `'\u{1F600}'`), or 0 for a lifetime or label.
+fn char_literal_len(s: &[char]) -> usize {
+    match (s.get(1), s.get(2)) {
+        (Some('\\'), _) => s[3..].iter().position(|&c| c == '\'').map_or(0, |p| p + 4),
+        (Some(_), Some('\'')) => 3,
+        _ => 0,
+    }
+}
+
+/// Classifies a block header: `impl<..> Type where ..` is inherent, `impl<..> Trait for
+/// Type` a trait impl (a `for` outside angle brackets that is not `for<'a>`).
+fn classify(header: &str) -> Block {
+    // Drop outer attributes: `#[..]` never contains the braces that delimit headers.
+    let mut rest = header.trim();
+    while let Some(after) = rest.strip_prefix('#') {
+        let Some(end) = after.find(']') else {
+            return Block::Other;
+        };
+        rest = after[end + 1..].trim_start();
+    }
+    let words: Vec<&str> = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let first = words.iter().position(|w| {
+        !matches!(
+            *w,
+            "pub" | "crate" | "super" | "self" | "in" | "unsafe" | "default"
+        )
+    });
+    if first.map(|i| words[i]) != Some("impl") {
+        return Block::Other;
+    }
+    let mut depth = 0i32;
+    let bytes: Vec<char> = rest.chars().collect();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            '<' => depth += 1,
+            '>' if i > 0 && bytes[i - 1] == '-' => {}
+            '>' => depth -= 1,
+            'f' if depth <= 0
+                && !ident_char_before(&bytes, i)
+                && bytes[i..].starts_with(&['f', 'o', 'r'])
+                && !bytes
+                    .get(i + 3)
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_') =>
+            {
+                let after = bytes[i + 3..].iter().find(|c| !c.is_whitespace());
+                if after != Some(&'<') {
+                    return Block::TraitImpl;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Block::InherentImpl
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block_at(src: &str, marker: &str) -> Option<Block> {
+        let (line, col) = src
+            .lines()
+            .enumerate()
+            .find_map(|(n, l)| l.find(marker).map(|c| (n + 1, l[..c].chars().count() + 1)))
+            .expect("marker");
+        header_around(src, line, col).map(|h| classify(&h))
+    }
+
+    #[test]
+    fn headers_are_classified() {
+        let src = r##"
+            // impl Fake for X { fn a() {} }
+            /* impl Fake for Y { */
+            #[derive(Debug)] struct S;
+            impl<T: for<'a> Fn(&'a u8) -> u8> Tree<T> where T: Send {
+                const C: char = '{';
+                const Q: char = '\'';
+                const L: &'static str = r#"}"#;
+                fn inherent_here() {}
+            }
+            impl<'x> fmt::Display for Tree<'x> {
+                fn trait_here() { let s = "}"; }
+            }
+            pub(crate) unsafe impl Send for Tree {
+                fn unsafe_trait_here() {}
+            }
+            trait Size {
+                fn default_here(&self) {}
+            }
+            mod m { fn in_module() { let q = '\''; } }
+        "##;
+        assert_eq!(block_at(src, "fn inherent_here"), Some(Block::InherentImpl));
+        assert_eq!(block_at(src, "fn trait_here"), Some(Block::TraitImpl));
+        assert_eq!(
+            block_at(src, "fn unsafe_trait_here"),
+            Some(Block::TraitImpl)
+        );
+        assert_eq!(block_at(src, "fn default_here"), Some(Block::Other));
+        assert_eq!(block_at(src, "fn in_module"), Some(Block::Other));
+        assert_eq!(block_at(src, "struct S"), None);
+    }
+}

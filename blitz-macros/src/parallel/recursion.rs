@@ -1,0 +1,264 @@
+//! The annotated fn as a callee: which calls in its body are recursive, and how a recursive
+//! call is redirected to the fast copy.
+//!
+//! A macro cannot see types, so calls are recognised by name and shape:
+//!
+//! - a free fn: `name(args)`;
+//! - a method or associated fn: `Self::name(args)`, `Type::name(args)` and `x.name(args)` for
+//!   any receiver `x`, with as many arguments as the fn takes (plus the receiver, in the path
+//!   forms) and no turbofish unless the fn is generic.
+//!
+//! A recognised call may be a same-named fn of another type; forking it is still correct (a
+//! fork runs the call as written). Redirecting it to the fast copy is not, so a call is
+//! redirected only where its receiver is very likely the impl's own type: `self`, `Self::`, or
+//! a *place* (a binding, a field, an index, `*`/`&` of one, `as_ref()`/`unwrap()`/.. of one).
+//! A call whose receiver is another type with a same-named method of the same arity fails to
+//! compile (the copy does not exist there); `blitz::no_fork!(call)` opts such a call out.
+
+use quote::ToTokens;
+use syn::visit::Visit;
+use syn::{Expr, FnArg, GenericParam, Ident, Item, ItemFn, Stmt};
+
+use proc_macro2::{TokenStream, TokenTree};
+
+/// What the annotated fn is.
+pub(super) struct Callee {
+    pub(super) name: Ident,
+    /// A method or associated fn (it has a receiver or mentions `Self`), as opposed to a free
+    /// fn.
+    pub(super) is_method: bool,
+    /// It has a receiver (`self`, `&self`, `self: Box<Self>`, ...).
+    pub(super) has_receiver: bool,
+    /// Its parameters, not counting the receiver.
+    pub(super) arity: usize,
+    /// It has type or const parameters (a recursive call may carry a turbofish).
+    pub(super) generic: bool,
+}
+
+/// How a recognised recursive call is spelled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallForm {
+    /// `name(args)` in a free fn.
+    Free,
+    /// `Self::name(args)`.
+    SelfPath,
+    /// `Type::name(args)`: may be another type's fn; never redirected.
+    TypePath,
+    /// `x.name(args)` with a place for `x` (or `self`).
+    PlaceMethod,
+    /// `x.name(args)` with any other receiver: never redirected.
+    OtherMethod,
+}
+
+impl Callee {
+    pub(super) fn of(func: &ItemFn) -> syn::Result<Callee> {
+        let sig = &func.sig;
+        check_signature(sig)?;
+        let has_receiver = sig.receiver().is_some();
+        // `Self` in a nested item (an `impl` inside the body) says nothing about this fn.
+        let body_tokens = func
+            .block
+            .stmts
+            .iter()
+            .filter(|s| !matches!(s, Stmt::Item(_)))
+            .map(ToTokens::to_token_stream);
+        let mentions_self = mentions_self_type(sig.to_token_stream())
+            || body_tokens.into_iter().any(mentions_self_type);
+        Ok(Callee {
+            name: sig.ident.clone(),
+            is_method: has_receiver || mentions_self,
+            has_receiver,
+            arity: sig
+                .inputs
+                .iter()
+                .filter(|a| matches!(a, FnArg::Typed(_)))
+                .count(),
+            generic: sig
+                .generics
+                .params
+                .iter()
+                .any(|p| !matches!(p, GenericParam::Lifetime(_))),
+        })
+    }
+
+    /// The form of `e` if it is a recursive call.
+    pub(super) fn call_form(&self, e: &Expr) -> Option<CallForm> {
+        match e {
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                if p.qself.is_some() {
+                    return None;
+                }
+                let segs = &p.path.segments;
+                if !self.is_method {
+                    let free = p.path.leading_colon.is_none()
+                        && segs.len() == 1
+                        && segs[0].ident == self.name;
+                    return free.then_some(CallForm::Free);
+                }
+                let args = self.arity + usize::from(self.has_receiver);
+                if segs.len() != 2 || segs[1].ident != self.name || c.args.len() != args {
+                    return None;
+                }
+                Some(if segs[0].ident == "Self" {
+                    CallForm::SelfPath
+                } else {
+                    CallForm::TypePath
+                })
+            }
+            Expr::MethodCall(m) => {
+                let matches = self.has_receiver
+                    && m.method == self.name
+                    && m.args.len() == self.arity
+                    && (m.turbofish.is_none() || self.generic);
+                if !matches {
+                    return None;
+                }
+                Some(if is_place(&m.receiver) {
+                    CallForm::PlaceMethod
+                } else {
+                    CallForm::OtherMethod
+                })
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn is_call(&self, e: &Expr) -> bool {
+        self.call_form(e).is_some()
+    }
+
+    /// Whether `e` makes a recursive call outside closures and loops (where calls are not
+    /// fork points).
+    pub(super) fn forkable_call_in(&self, e: &Expr) -> bool {
+        self.find_call(e, false)
+    }
+
+    /// Whether the body makes a recursive call inside a closure or a loop (where calls are
+    /// not fork points).
+    pub(super) fn calls_itself_in_closure_or_loop(&self, block: &syn::Block) -> bool {
+        let mut f = CallFinder {
+            callee: self,
+            inside_only: true,
+            opaque_depth: 0,
+            found: false,
+        };
+        f.visit_block(block);
+        f.found
+    }
+
+    fn find_call(&self, e: &Expr, inside_only: bool) -> bool {
+        let mut f = CallFinder {
+            callee: self,
+            inside_only,
+            opaque_depth: 0,
+            found: false,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+}
+
+/// Looks for a recursive call: outside closures and loops, or (`inside_only`) only inside
+/// them.
+struct CallFinder<'a> {
+    callee: &'a Callee,
+    inside_only: bool,
+    /// How many closures and loops the visitor is inside.
+    opaque_depth: usize,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for CallFinder<'_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        let inside = self.opaque_depth > 0;
+        if self.callee.is_call(e) && inside == self.inside_only {
+            self.found = true;
+        }
+        let opaque = matches!(
+            e,
+            Expr::Closure(_) | Expr::Async(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)
+        );
+        if !opaque {
+            syn::visit::visit_expr(self, e);
+        } else if self.inside_only {
+            self.opaque_depth += 1;
+            syn::visit::visit_expr(self, e);
+            self.opaque_depth -= 1;
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+/// A place expression, as a recursive call's receiver: probably of the impl's type, behind
+/// references, smart pointers or `Option`s.
+fn is_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Field(f) => is_place(&f.base),
+        Expr::Index(i) => is_place(&i.expr),
+        Expr::Paren(p) => is_place(&p.expr),
+        Expr::Reference(r) => is_place(&r.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && is_place(&u.expr),
+        Expr::MethodCall(m) => {
+            const UNWRAPS: [&str; 8] = [
+                "as_ref",
+                "as_mut",
+                "as_deref",
+                "as_deref_mut",
+                "unwrap",
+                "expect",
+                "deref",
+                "deref_mut",
+            ];
+            let unwrap = UNWRAPS.iter().any(|u| m.method == u)
+                && m.turbofish.is_none()
+                && m.args.len() <= usize::from(m.method == "expect");
+            unwrap && is_place(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
+    if let Some(t) = &sig.asyncness {
+        return Err(syn::Error::new_spanned(
+            t,
+            "`#[parallel]` cannot be used on an `async fn`: forked calls run as plain \
+             closures on worker threads; make the fn synchronous, or fork inside it with \
+             `fork_join!`",
+        ));
+    }
+    if let Some(t) = &sig.constness {
+        return Err(syn::Error::new_spanned(
+            t,
+            "`#[parallel]` cannot be used on a `const fn`: the parallel version needs the \
+             thread pool, which does not exist at compile time; remove `const`",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(syn::Error::new_spanned(
+            abi,
+            "`#[parallel]` cannot be used on an `extern` fn: wrap a Rust `#[parallel]` fn \
+             in the `extern` one instead",
+        ));
+    }
+    if let Some(v) = &sig.variadic {
+        return Err(syn::Error::new_spanned(
+            v,
+            "`#[parallel]` does not support variadic fns",
+        ));
+    }
+    Ok(())
+}
+
+fn mentions_self_type(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tt| match tt {
+        TokenTree::Ident(i) => i == "Self",
+        TokenTree::Group(g) => mentions_self_type(g.stream()),
+        _ => false,
+    })
+}

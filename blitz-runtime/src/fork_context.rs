@@ -1,0 +1,120 @@
+//! The context `#[parallel]` code passes down its recursion.
+//!
+//! A `#[parallel]` fn becomes one copy of its body, generic over a [`ForkContext`], that
+//! takes the context as an extra argument. Each fork point asks the context for its
+//! [`ForkMode`] and runs one of three arms; the recursive calls in an arm pass on the context
+//! that arm holds, so the copy is instantiated three times:
+//!
+//! - with `&Worker`: forks that may be recorded ([`Worker::fork_mode`] decides per fork);
+//! - with [`WorkRequestPoll`]: plain recursion below a fork that could not be recorded, which
+//!   polls for an idle peer's request at each fork point and never records;
+//! - with [`SerialContext`]: fork-free recursion (one-worker pools, `cutoff`), the sequential
+//!   program.
+//!
+//! The plain and serial contexts answer `fork_mode` with a constant, so after inlining their
+//! instances are the sequential recursion plus, for the plain one, a flag load per fork.
+
+use crate::join::{ForkMode, WorkRequestPoll};
+use crate::registry::Worker;
+
+/// A context a `#[parallel]` copy can run under. Not a public API: generated code names it.
+#[doc(hidden)]
+pub trait ForkContext: Copy {
+    /// What the next fork point does.
+    fn fork_mode(&self) -> ForkMode<'_>;
+
+    /// What a `fork_join!` in the copy does: with a worker, [`Worker::join`], which makes
+    /// its own choice between recording and plain calls; otherwise as for a fork point (the
+    /// join of the context polls).
+    fn join_mode(&self) -> ForkMode<'_>;
+}
+
+impl ForkContext for &Worker {
+    #[inline(always)]
+    fn fork_mode(&self) -> ForkMode<'_> {
+        Worker::fork_mode(self)
+    }
+
+    #[inline(always)]
+    fn join_mode(&self) -> ForkMode<'_> {
+        ForkMode::Join(self)
+    }
+}
+
+impl ForkContext for WorkRequestPoll<'_> {
+    /// Polls, then stays plain: a subtree that could not record its first fork has nothing
+    /// worth recording below it until the worker's older records are taken (see
+    /// [`Worker::fork_mode`]), and those are answered from here.
+    #[inline(always)]
+    fn fork_mode(&self) -> ForkMode<'_> {
+        self.poll();
+        ForkMode::Plain(*self)
+    }
+
+    #[inline(always)]
+    fn join_mode(&self) -> ForkMode<'_> {
+        ForkMode::Plain(*self)
+    }
+}
+
+/// The context of fork-free recursion: every fork point runs its branches in order.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SerialContext;
+
+impl ForkContext for SerialContext {
+    #[inline(always)]
+    fn fork_mode(&self) -> ForkMode<'_> {
+        ForkMode::Serial
+    }
+
+    #[inline(always)]
+    fn join_mode(&self) -> ForkMode<'_> {
+        ForkMode::Serial
+    }
+}
+
+impl SerialContext {
+    /// A `fork_join!` under the serial context: both closures in order.
+    #[inline(always)]
+    pub fn join<A, B, RA, RB>(self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(Self) -> RA,
+        B: FnOnce(Self) -> RB,
+    {
+        (a(self), b(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    /// A generic recursion written the way `#[parallel]` expands one: the three instances
+    /// agree with the sequential count, on a pool where forks are taken.
+    fn count<C: ForkContext>(cx: C, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let (a, b) = match cx.fork_mode() {
+            ForkMode::Join(w) => w.join(|w| count(w, depth - 1), |w| count(w, depth - 1)),
+            ForkMode::Plain(p) => (count(p, depth - 1), count(p, depth - 1)),
+            ForkMode::Serial => (
+                count(SerialContext, depth - 1),
+                count(SerialContext, depth - 1),
+            ),
+        };
+        a + b
+    }
+
+    #[test]
+    fn every_context_computes_the_same_result() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let depth = if cfg!(miri) { 6 } else { 16 };
+        assert_eq!(count(SerialContext, depth), 1 << depth);
+        assert_eq!(pool.install_with_worker(|w| count(w, depth)), 1 << depth);
+        let one = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        assert_eq!(one.install_with_worker(|w| count(w, depth)), 1 << depth);
+    }
+}

@@ -1,0 +1,458 @@
+//! `#[parallel]` on methods: recursion through any receiver, on a started pool with two or
+//! more workers. Each shape checks its result against a sequential version, and the spreading
+//! ones check that both workers ran leaves at once (a rendezvous: a leaf waits, bounded, until
+//! every worker has run one), which only happens if the recursive calls really fork.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+fn pool(n: usize) -> blitz::ThreadPool {
+    blitz::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .unwrap()
+}
+
+/// Every worker of the pool must reach a leaf while the others wait in theirs.
+struct Rendezvous {
+    seen: Vec<AtomicBool>,
+    arrived: AtomicUsize,
+    deadline: Instant,
+}
+
+impl Rendezvous {
+    fn new(workers: usize) -> Self {
+        Rendezvous {
+            seen: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+            arrived: AtomicUsize::new(0),
+            deadline: Instant::now() + Duration::from_secs(20),
+        }
+    }
+
+    fn leaf(&self) {
+        let index = blitz::current_thread_index().expect("a leaf runs on a worker");
+        if !self.seen[index].swap(true, Ordering::AcqRel) {
+            self.arrived.fetch_add(1, Ordering::AcqRel);
+        }
+        while self.arrived.load(Ordering::Acquire) < self.seen.len()
+            && Instant::now() < self.deadline
+        {
+            // Waiting inside the pool answers work requests, as a long leaf would.
+            blitz::join(|| (), || ());
+            std::thread::yield_now();
+        }
+    }
+
+    fn all_arrived(&self) -> bool {
+        self.arrived.load(Ordering::Acquire) == self.seen.len()
+    }
+}
+
+// ---------------------------------------------------------------- an expression enum
+
+enum Expr {
+    Num(i64),
+    Add(Box<Expr>, Box<Expr>),
+    Mul(Box<Expr>, Box<Expr>),
+    Neg(Box<Expr>),
+    Leaf(i64),
+}
+
+impl Expr {
+    /// The shape: `l`, `r` are `&Box<Expr>` bindings from a `match` on `self`.
+    #[blitz::parallel]
+    fn eval(&self, r: &Rendezvous) -> i64 {
+        match self {
+            Expr::Num(n) => *n,
+            Expr::Leaf(n) => {
+                r.leaf();
+                *n
+            }
+            Expr::Add(a, b) => a.eval(r) + b.eval(r),
+            Expr::Mul(a, b) => a.eval(r).wrapping_mul(b.eval(r)),
+            Expr::Neg(e) => -e.eval(r),
+        }
+    }
+
+    fn eval_serial(&self) -> i64 {
+        match self {
+            Expr::Num(n) | Expr::Leaf(n) => *n,
+            Expr::Add(a, b) => a.eval_serial() + b.eval_serial(),
+            Expr::Mul(a, b) => a.eval_serial().wrapping_mul(b.eval_serial()),
+            Expr::Neg(e) => -e.eval_serial(),
+        }
+    }
+
+    fn build(depth: u32, seed: &mut u64) -> Expr {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let pick = (*seed >> 33) % 5;
+        if depth == 0 {
+            return if pick == 0 {
+                Expr::Leaf((*seed >> 40) as i64 % 7)
+            } else {
+                Expr::Num((*seed >> 40) as i64 % 7)
+            };
+        }
+        let sub = |seed: &mut u64| Box::new(Expr::build(depth - 1, seed));
+        match pick {
+            0 => Expr::Neg(sub(seed)),
+            1 => Expr::Mul(sub(seed), sub(seed)),
+            _ => Expr::Add(sub(seed), sub(seed)),
+        }
+    }
+}
+
+#[test]
+fn expression_enum_through_box_bindings() {
+    let pool = pool(2);
+    let mut seed = 11;
+    for _ in 0..4 {
+        let e = Expr::build(12, &mut seed);
+        let r = Rendezvous::new(2);
+        assert_eq!(pool.install(|| e.eval(&r)), e.eval_serial());
+    }
+    // A balanced sum of leaves: both workers must meet in a leaf.
+    fn balanced(depth: u32) -> Expr {
+        match depth {
+            0 => Expr::Leaf(1),
+            _ => Expr::Add(Box::new(balanced(depth - 1)), Box::new(balanced(depth - 1))),
+        }
+    }
+    let e = balanced(6);
+    let r = Rendezvous::new(2);
+    assert_eq!(pool.install(|| e.eval(&r)), 64);
+    assert!(
+        r.all_arrived(),
+        "the two sides of `a.eval() + b.eval()` did not fork"
+    );
+    // Outside any pool (the global pool), the same result.
+    let r = Rendezvous::new(blitz::current_num_threads());
+    assert_eq!(e.eval(&r), 64);
+}
+
+// ---------------------------------------------------------------- a tree with Option children
+
+struct Node {
+    val: u64,
+    left: Option<Box<Node>>,
+    right: Option<Box<Node>>,
+}
+
+impl Node {
+    fn full(depth: u32, next: &mut u64) -> Option<Box<Node>> {
+        if depth == 0 {
+            return None;
+        }
+        *next += 1;
+        let val = *next;
+        Some(Box::new(Node {
+            val,
+            left: Node::full(depth - 1, next),
+            right: Node::full(depth - 1, next),
+        }))
+    }
+
+    /// The shape: consecutive `let`s, each a `match` on an `Option<Box<Self>>`.
+    #[blitz::parallel]
+    pub fn sum(&self) -> u64 {
+        let l = match &self.left {
+            Some(l) => l.sum(),
+            None => 0,
+        };
+        let r = match &self.right {
+            Some(r) => r.sum(),
+            None => 0,
+        };
+        self.val + l + r
+    }
+
+    /// `if let` branches, `as_deref()` and an early return.
+    #[blitz::parallel]
+    fn height(&self, rv: &Rendezvous) -> u32 {
+        if self.left.is_none() && self.right.is_none() {
+            rv.leaf();
+            return 1;
+        }
+        let l = if let Some(l) = self.left.as_deref() {
+            l.height(rv)
+        } else {
+            0
+        };
+        let r = if let Some(r) = &self.right {
+            r.height(rv)
+        } else {
+            0
+        };
+        1 + l.max(r)
+    }
+
+    /// `&mut self`, disjoint children: the borrow checker proves the two forks disjoint.
+    #[blitz::parallel]
+    fn double(&mut self) {
+        self.val *= 2;
+        if let Some(l) = &mut self.left {
+            l.double();
+        }
+        if let Some(r) = self.right.as_mut() {
+            r.double();
+        }
+    }
+
+    /// `-> Result` with `?` after each forked call.
+    #[blitz::parallel]
+    fn checked_sum(&self, limit: u64) -> Result<u64, String> {
+        if self.val > limit {
+            return Err(format!("{} is over {limit}", self.val));
+        }
+        let l = match &self.left {
+            Some(l) => l.checked_sum(limit),
+            None => Ok(0),
+        }?;
+        let r = match &self.right {
+            Some(r) => r.checked_sum(limit),
+            None => Ok(0),
+        }?;
+        Ok(self.val + l + r)
+    }
+
+    /// An associated fn without a receiver, called as `Self::` and as `Node::`.
+    #[blitz::parallel]
+    fn count(node: &Option<Box<Node>>) -> usize {
+        match node {
+            None => 0,
+            Some(n) => 1 + Self::count(&n.left) + Node::count(&n.right),
+        }
+    }
+}
+
+#[test]
+fn option_children_mut_self_and_result() {
+    let pool = pool(2);
+    let mut tree = Node::full(14, &mut 0).unwrap();
+    let want: u64 = (1..1u64 << 14).sum();
+    assert_eq!(pool.install(|| tree.sum()), want);
+    let rv = Rendezvous::new(2);
+    assert_eq!(pool.install(|| tree.height(&rv)), 14);
+    assert!(rv.all_arrived(), "`if let` branches did not fork");
+    pool.install(|| tree.double());
+    assert_eq!(pool.install(|| tree.sum()), 2 * want);
+    assert_eq!(pool.install(|| tree.checked_sum(u64::MAX)), Ok(2 * want));
+    let err = pool.install(|| tree.checked_sum(1000)).unwrap_err();
+    assert!(err.ends_with("is over 1000"), "{err}");
+    let root = Some(tree);
+    assert_eq!(pool.install(|| Node::count(&root)), (1 << 14) - 1);
+}
+
+// ---------------------------------------------------------------- generic impls, lifetimes
+
+struct Tree<T> {
+    items: Vec<T>,
+}
+
+impl<T: Send + Sync + Copy + Into<u64>> Tree<T> {
+    #[blitz::parallel]
+    fn total(&self, lo: usize, hi: usize) -> u64 {
+        if hi - lo <= 8 {
+            return self.items[lo..hi].iter().map(|&x| x.into()).sum();
+        }
+        let mid = (lo + hi) / 2;
+        self.total(lo, mid) + self.total(mid, hi)
+    }
+
+    /// Returns a borrow of `self`: the copy keeps the elided lifetime.
+    #[blitz::parallel]
+    pub fn largest<'a>(&'a self, v: &'a [T]) -> &'a T
+    where
+        T: Ord,
+    {
+        if v.len() == 1 {
+            return &v[0];
+        }
+        let (l, r) = v.split_at(v.len() / 2);
+        let (a, b) = (self.largest(l), self.largest(r));
+        if a >= b { a } else { b }
+    }
+}
+
+#[test]
+fn generic_impl_and_lifetimes() {
+    let pool = pool(2);
+    let t = Tree {
+        items: (0..10_000u32).map(|i| (i * 7919) % 10_007).collect(),
+    };
+    let want: u64 = t.items.iter().map(|&x| u64::from(x)).sum();
+    assert_eq!(pool.install(|| t.total(0, t.items.len())), want);
+    assert_eq!(
+        pool.install(|| *t.largest(&t.items)),
+        *t.items.iter().max().unwrap()
+    );
+}
+
+// ---------------------------------------------------------------- smart-pointer receivers
+
+struct Shared {
+    val: u64,
+    kids: Vec<Arc<Shared>>,
+}
+
+impl Shared {
+    /// Receivers through `Arc` deref and an index.
+    #[blitz::parallel]
+    fn weight(&self) -> u64 {
+        match self.kids.len() {
+            0 => self.val,
+            1 => self.val + self.kids[0].weight(),
+            _ => self.val + self.kids[0].weight() + self.kids[1].weight(),
+        }
+    }
+}
+
+#[test]
+fn smart_pointer_receivers() {
+    fn shared(depth: u32) -> Arc<Shared> {
+        Arc::new(Shared {
+            val: u64::from(depth),
+            kids: match depth {
+                0 => vec![],
+                _ => vec![shared(depth - 1), shared(depth - 1)],
+            },
+        })
+    }
+    let pool = pool(2);
+    let s = shared(12);
+    let want: u64 = (0..=12u64).map(|d| d << (12 - d)).sum();
+    assert_eq!(pool.install(|| s.weight()), want);
+}
+
+// ---------------------------------------------------------------- n-ary trees, same names
+
+struct Dir {
+    size: u64,
+    children: Vec<Dir>,
+}
+
+impl Dir {
+    /// A recursive call inside a closure is not a fork point: this runs as written.
+    #[blitz::parallel]
+    fn total(&self) -> u64 {
+        self.size + self.children.iter().map(|c| c.total()).sum::<u64>()
+    }
+
+    /// The slice-split idiom forks an n-ary tree: halve the children.
+    fn total_split(&self) -> u64 {
+        self.size + Dir::sum_of(&self.children)
+    }
+
+    #[blitz::parallel]
+    fn sum_of(dirs: &[Dir]) -> u64 {
+        match dirs {
+            [] => 0,
+            [d] => d.total_split(),
+            _ => {
+                let (l, r) = dirs.split_at(dirs.len() / 2);
+                Self::sum_of(l) + Self::sum_of(r)
+            }
+        }
+    }
+
+    /// Same-named methods of other types: `iter().skip(2).len()` (not a place) is forked as
+    /// written; `self.children.len()` (a place, so it would be redirected) is kept out with
+    /// the escape hatch, `no_fork!`.
+    #[blitz::parallel]
+    fn len(&self) -> usize {
+        match self.children.as_slice() {
+            [] => 1,
+            [a] => 1 + a.len(),
+            [a, b, ..] => {
+                let direct = blitz::no_fork!(self.children.len());
+                direct - 1 + a.len() + b.len() + self.children.iter().skip(2).len()
+            }
+        }
+    }
+
+    fn len_serial(&self) -> usize {
+        match self.children.as_slice() {
+            [] => 1,
+            [a] => 1 + a.len_serial(),
+            [a, b, ..] => {
+                let direct = self.children.len();
+                direct - 1 + a.len_serial() + b.len_serial() + (direct - 2)
+            }
+        }
+    }
+}
+
+#[test]
+fn n_ary_trees() {
+    fn dir(depth: u32, fan: usize) -> Dir {
+        Dir {
+            size: u64::from(depth) + 1,
+            children: match depth {
+                0 => vec![],
+                _ => (0..fan).map(|_| dir(depth - 1, fan)).collect(),
+            },
+        }
+    }
+    let pool = pool(2);
+    let d = dir(6, 3);
+    let want: u64 = (0..=6u32).map(|k| u64::from(k + 1) * 3u64.pow(6 - k)).sum();
+    assert_eq!(pool.install(|| d.total()), want);
+    assert_eq!(pool.install(|| d.total_split()), want);
+    assert_eq!(pool.install(|| d.len()), d.len_serial());
+}
+
+// ---------------------------------------------------------------- trait impls and defaults
+
+/// A default body forks `&self` into two closures, so the trait needs `Sync`.
+trait Sized2: Sync {
+    fn size2(&self, rv: &Rendezvous) -> usize;
+
+    /// A default body: parallel too.
+    #[blitz::parallel]
+    fn halves(&self, n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        self.halves(n / 2) + self.halves(n - n / 2)
+    }
+}
+
+impl Sized2 for Node {
+    #[blitz::parallel]
+    fn size2(&self, rv: &Rendezvous) -> usize {
+        if self.left.is_none() {
+            rv.leaf();
+        }
+        1 + match (&self.left, &self.right) {
+            (Some(a), Some(b)) => a.size2(rv) + b.size2(rv),
+            _ => 0,
+        }
+    }
+}
+
+#[test]
+fn trait_impl_and_default_methods() {
+    let pool = pool(2);
+    let tree = Node::full(8, &mut 0).unwrap();
+    let rv = Rendezvous::new(2);
+    assert_eq!(pool.install(|| tree.size2(&rv)), 255);
+    assert!(
+        rv.all_arrived(),
+        "the trait impl's recursive calls did not fork"
+    );
+    assert_eq!(pool.install(|| tree.halves(1000)), 1000);
+}
+
+// ---------------------------------------------------------------- a wide pool
+
+#[test]
+fn method_recursion_spreads_to_every_worker() {
+    let pool = pool(8);
+    let tree = Node::full(9, &mut 0).unwrap();
+    let rv = Rendezvous::new(8);
+    assert_eq!(pool.install(|| tree.height(&rv)), 9);
+    assert!(rv.all_arrived(), "not every worker got a leaf");
+}
