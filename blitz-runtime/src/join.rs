@@ -31,16 +31,19 @@
 //! Both closures always finish before `join` unwinds. If `a` panics, the joiner still waits for
 //! `b` (running it itself if nobody stole it) and then re-throws `a`'s panic; if only `b`
 //! panics, its panic is re-thrown after `a` returned. With two panics, `a`'s wins (it is first
-//! in source order) and `b`'s payload is dropped.
+//! in source order) and `b`'s payload is dropped. Whatever the losing side left (a value or a
+//! payload) is dropped under `drop_quietly` before the winner's panic is re-thrown, so a
+//! panicking `Drop` there neither replaces the panic nor aborts.
 
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
 
-use crate::job::StackJob;
+use crate::job::{JobResult, StackJob};
 use crate::latch::{AsCoreLatch, Latch, OnceLatch};
 use crate::pool::global_registry;
 use crate::registry::{Worker, request_is_fresh};
 use crate::sync::{AtomicU8, Ordering};
+use crate::unwind::drop_quietly;
 
 /// What a fork point of generated code (`#[parallel]`) does: the answer of
 /// [`Worker::fork_mode`].
@@ -203,9 +206,24 @@ impl Worker {
         b: impl FnOnce(&Worker) -> RB,
     ) -> (RA, RB) {
         match result_a {
-            Ok(value_a) => (value_a, b(self)),
+            // Nothing of `a` to drop if `b` panics (decided at compile time): the plain call.
+            Ok(value_a) if !std::mem::needs_drop::<RA>() => (value_a, b(self)),
+            Ok(value_a) => match panic::catch_unwind(AssertUnwindSafe(|| b(self))) {
+                Ok(value_b) => (value_a, value_b),
+                Err(payload) => {
+                    // Dropped here, not while `b`'s panic unwinds (a panicking `Drop` there
+                    // would abort).
+                    drop_quietly(value_a);
+                    panic::resume_unwind(payload)
+                }
+            },
             Err(payload) => {
-                let _ = panic::catch_unwind(AssertUnwindSafe(|| b(self)));
+                // `b`'s value or payload is discarded without unwinding: `a`'s panic is the
+                // one that surfaces, whatever `b` left behind.
+                match panic::catch_unwind(AssertUnwindSafe(|| b(self))) {
+                    Ok(value_b) => drop_quietly(value_b),
+                    Err(payload_b) => drop_quietly(payload_b),
+                }
                 panic::resume_unwind(payload)
             }
         }
@@ -274,6 +292,10 @@ impl Worker {
                 // `b` must finish before we unwind out of the frame that owns it: if it is
                 // still on our deque, `wait_until` pops and runs it.
                 self.wait_until(&job_b.latch);
+                // Discarded here: left in `job_b`, it would be dropped while `a`'s panic
+                // unwinds, where a panicking `Drop` aborts.
+                // SAFETY: the latch is set.
+                unsafe { job_b.take_job_result() }.discard();
                 panic::resume_unwind(payload)
             }
         };
@@ -309,7 +331,15 @@ impl Worker {
             self.arm_eager_publication();
         }
         // SAFETY: the latch is set.
-        (value_a, unsafe { job_b.take_result() })
+        match unsafe { job_b.take_job_result() } {
+            JobResult::Ok(value_b) => (value_a, value_b),
+            JobResult::Panic(payload) => {
+                // `a`'s value goes quietly, as in `finish_inline`.
+                drop_quietly(value_a);
+                panic::resume_unwind(payload)
+            }
+            JobResult::None => unreachable!("blitz: job result taken before the job ran"),
+        }
     }
 }
 

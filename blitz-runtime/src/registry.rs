@@ -63,7 +63,7 @@ pub(crate) fn record_window(num_threads: usize) -> usize {
     1 + num_threads.next_power_of_two().trailing_zeros() as usize
 }
 
-use crate::unwind::AbortIfPanic;
+use crate::unwind::AbortOnUnwind;
 
 /// The most forks beyond the window that `Worker::join` records before it has seen one of them
 /// wasted; a recorded fork left unpromoted spends one, a promotion earns
@@ -303,9 +303,9 @@ impl Registry {
         match &self.handlers.panic {
             Some(handler) => {
                 // A panicking panic handler has nowhere left to report to.
-                let abort = AbortIfPanic;
+                let abort = AbortOnUnwind::new("the pool's panic handler panicked");
                 handler(payload);
-                std::mem::forget(abort);
+                abort.disarm();
             }
             None => {
                 let message = panic_message(&*payload);
@@ -784,6 +784,18 @@ impl Worker {
 
     #[cold]
     fn wait_until_cold(&self, latch: &CoreLatch) {
+        // The caller's frame holds what `latch` guards (a stack job, a scope): an unwind out of
+        // here would free it while the thread that sets the latch still uses it.
+        let abort = AbortOnUnwind::new(
+            "a panic escaped a job run by a waiting worker (a bug in the runtime: jobs catch \
+             their own panics)",
+        );
+        self.wait_until_loop(latch);
+        abort.disarm();
+    }
+
+    #[inline(always)]
+    fn wait_until_loop(&self, latch: &CoreLatch) {
         'outer: while !latch.probe() {
             // While we wait, our private frames further down the stack are the only work we
             // could offer a peer that asks.
@@ -816,6 +828,12 @@ impl Worker {
 
 /// The body of every worker thread: run work until the pool terminates.
 pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
+    // A worker that unwinds out of here is gone, and every scope, join or pool drop waiting
+    // for work it holds waits forever: better a clear abort than a hang.
+    let abort = AbortOnUnwind::new(
+        "a panic escaped a worker's main loop (a bug in the runtime: jobs and handlers catch \
+         their own panics)",
+    );
     let worker = Worker::new(Arc::clone(&registry), index);
     CURRENT_WORKER.with(|current| {
         debug_assert!(current.get().is_null());
@@ -830,6 +848,7 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
     debug_assert!(worker.take_local_job().is_none());
     registry.run_thread_handler(&registry.handlers.exit, index);
     CURRENT_WORKER.with(|current| current.set(ptr::null()));
+    abort.disarm();
 }
 
 #[cfg(all(test, loom))]
