@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use crate::broadcast::{BroadcastContext, broadcast_in_worker};
-use crate::registry::{Handlers, Registry, Worker, main_loop};
+use crate::registry::{Registry, Worker};
 use crate::scope::{Scope, scope_in_worker};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::spawn_in;
+use crate::threads::{Handlers, ThreadNameFn, start_workers};
 
 /// The environment variable that sets the default number of threads.
 ///
@@ -97,8 +98,6 @@ impl std::error::Error for ThreadPoolBuildError {
         }
     }
 }
-
-type ThreadNameFn = dyn FnMut(usize) -> String;
 
 /// Configures and builds a [`ThreadPool`] (or the global pool).
 ///
@@ -256,28 +255,8 @@ impl ThreadPoolBuilder {
     ) -> Result<(Arc<Registry>, Vec<JoinHandle<()>>), ThreadPoolBuildError> {
         let num_threads = self.resolve_num_threads()?;
         let registry = Registry::new(num_threads, std::mem::take(&mut self.handlers));
-        let mut threads = Vec::with_capacity(num_threads);
-        for index in 0..num_threads {
-            let mut builder = std::thread::Builder::new();
-            if let Some(name) = self.thread_name.as_mut() {
-                builder = builder.name(name(index));
-            }
-            if let Some(size) = self.stack_size {
-                builder = builder.stack_size(size);
-            }
-            let thread_registry = Arc::clone(&registry);
-            match builder.spawn(move || main_loop(thread_registry, index)) {
-                Ok(handle) => threads.push(handle),
-                Err(err) => {
-                    // Shut down the workers already started before reporting.
-                    registry.terminate();
-                    for handle in threads {
-                        let _ = handle.join();
-                    }
-                    return Err(ThreadPoolBuildError::ThreadSpawn(err));
-                }
-            }
-        }
+        let threads = start_workers(&registry, self.thread_name.as_deref_mut(), self.stack_size)
+            .map_err(ThreadPoolBuildError::ThreadSpawn)?;
         Ok((registry, threads))
     }
 }

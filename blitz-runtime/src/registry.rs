@@ -1,5 +1,6 @@
-//! The registry: the shared state of one pool (deques, injector, sleep manager), the
-//! per-thread [`Worker`] context, and the worker main loop.
+//! The registry: the shared state of one pool (deques, injector, sleep manager) and the
+//! per-thread [`Worker`] context. (The worker threads, their main loop and the pool's handlers
+//! are in `threads`.)
 //!
 //! # Work-finding order (seed 001)
 //!
@@ -24,7 +25,6 @@
 //! publishes at once and wakes them. The outermost fork of a new call tree, and a few outermost
 //! forks after it (see [`Worker::eager_armed`]), are published without being asked.
 
-use std::any::Any;
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ptr;
@@ -38,6 +38,7 @@ use crate::job::{JobHeader, JobRef, StackJob};
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
 use crate::sleep::Sleep;
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
+use crate::threads::Handlers;
 
 use crossbeam_utils::CachePadded;
 
@@ -108,19 +109,6 @@ pub(crate) const REQUEST_REFILL: u8 = 3;
 #[inline]
 pub(crate) const fn request_is_fresh(state: u8) -> bool {
     state & 1 != 0
-}
-
-/// Called with a panic payload that escaped a spawned task or a handler.
-pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
-/// Called with the worker's index on its thread, at start or exit.
-pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
-
-/// The per-pool callbacks taken from the builder.
-#[derive(Default)]
-pub(crate) struct Handlers {
-    pub(crate) panic: Option<Box<PanicHandler>>,
-    pub(crate) start: Option<Box<ThreadHandler>>,
-    pub(crate) exit: Option<Box<ThreadHandler>>,
 }
 
 /// Per-worker state that other threads reach through the registry.
@@ -297,36 +285,14 @@ impl Registry {
         }
     }
 
-    /// Reports a panic that has nowhere else to go (a spawned job, a start/exit handler): the
-    /// pool's panic handler, or abort if there is none.
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
-        match &self.handlers.panic {
-            Some(handler) => {
-                // A panicking panic handler has nowhere left to report to.
-                let abort = AbortOnUnwind::new("the pool's panic handler panicked");
-                handler(payload);
-                abort.disarm();
-            }
-            None => {
-                let message = panic_message(&*payload);
-                eprintln!(
-                    "blitz: a spawned job panicked ({message}) and the pool has no panic \
-                     handler; aborting"
-                );
-                std::process::abort();
-            }
-        }
+    /// The callbacks taken from the builder.
+    pub(crate) fn handlers(&self) -> &Handlers {
+        &self.handlers
     }
 
-    /// Runs a start/exit handler, routing its panic to `handle_panic`.
-    fn run_thread_handler(&self, handler: &Option<Box<ThreadHandler>>, index: usize) {
-        if let Some(handler) = handler {
-            if let Err(payload) =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(index)))
-            {
-                self.handle_panic(payload);
-            }
-        }
+    /// The latch worker `index`'s main loop waits on: set when the pool terminates.
+    pub(crate) fn terminate_latch(&self, index: usize) -> &CoreLatch {
+        &self.thread_infos[index].terminate
     }
 
     /// An idle worker asks every peer to promote a private frame (see the module docs).
@@ -361,17 +327,6 @@ impl Registry {
     /// The number of workers currently blocked in the sleep protocol.
     pub(crate) fn sleeping_threads(&self) -> usize {
         self.sleep.counters().sleeping_threads()
-    }
-}
-
-/// A readable message from a panic payload.
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s
-    } else {
-        "non-string payload"
     }
 }
 
@@ -486,6 +441,21 @@ impl Worker {
         // SAFETY: the pointer is set by `main_loop` to a worker that lives on that thread's
         // stack for as long as the pointer is set, and only that thread can read it.
         unsafe { worker.as_ref() }
+    }
+
+    /// Makes `worker` the current thread's worker, until [`Worker::leave_thread`]. Only a
+    /// worker's main loop calls this, on its own thread, for a worker that lives on its stack
+    /// until after `leave_thread`.
+    pub(crate) fn enter_thread(worker: &Worker) {
+        CURRENT_WORKER.with(|current| {
+            debug_assert!(current.get().is_null());
+            current.set(worker);
+        });
+    }
+
+    /// Ends [`Worker::enter_thread`]: the thread is no longer a worker.
+    pub(crate) fn leave_thread() {
+        CURRENT_WORKER.with(|current| current.set(ptr::null()));
     }
 
     /// Calls `f` with the worker running on the current thread, or `None` outside a pool.
@@ -824,31 +794,6 @@ impl Worker {
             return;
         }
     }
-}
-
-/// The body of every worker thread: run work until the pool terminates.
-pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
-    // A worker that unwinds out of here is gone, and every scope, join or pool drop waiting
-    // for work it holds waits forever: better a clear abort than a hang.
-    let abort = AbortOnUnwind::new(
-        "a panic escaped a worker's main loop (a bug in the runtime: jobs and handlers catch \
-         their own panics)",
-    );
-    let worker = Worker::new(Arc::clone(&registry), index);
-    CURRENT_WORKER.with(|current| {
-        debug_assert!(current.get().is_null());
-        current.set(&worker);
-    });
-    registry.run_thread_handler(&registry.handlers.start, index);
-
-    worker.wait_until(&registry.thread_infos[index].terminate);
-
-    // Termination happens only when no job can still be pending (the terminate count), so our
-    // deque is empty.
-    debug_assert!(worker.take_local_job().is_none());
-    registry.run_thread_handler(&registry.handlers.exit, index);
-    CURRENT_WORKER.with(|current| current.set(ptr::null()));
-    abort.disarm();
 }
 
 #[cfg(all(test, loom))]

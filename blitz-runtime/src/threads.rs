@@ -1,0 +1,125 @@
+//! Worker threads: starting a pool's workers, their main loop, the pool's handlers (panic,
+//! start, exit), and stopping and joining the workers.
+
+use std::any::Any;
+use std::io;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::registry::{Registry, Worker};
+use crate::unwind::AbortOnUnwind;
+
+/// Called with a panic payload that escaped a spawned task or a handler.
+pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
+/// Called with the worker's index on its thread, at start or exit.
+pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
+/// Names worker `i`'s thread.
+pub(crate) type ThreadNameFn = dyn FnMut(usize) -> String;
+
+/// The per-pool callbacks taken from the builder.
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub(crate) panic: Option<Box<PanicHandler>>,
+    pub(crate) start: Option<Box<ThreadHandler>>,
+    pub(crate) exit: Option<Box<ThreadHandler>>,
+}
+
+/// A readable message from a panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "non-string payload"
+    }
+}
+
+impl Registry {
+    /// Reports a panic that has nowhere else to go (a spawned job, a start/exit handler): the
+    /// pool's panic handler, or abort if there is none.
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        match &self.handlers().panic {
+            Some(handler) => {
+                // A panicking panic handler has nowhere left to report to.
+                let abort = AbortOnUnwind::new("the pool's panic handler panicked");
+                handler(payload);
+                abort.disarm();
+            }
+            None => {
+                let message = panic_message(&*payload);
+                eprintln!(
+                    "blitz: a spawned job panicked ({message}) and the pool has no panic \
+                     handler; aborting"
+                );
+                std::process::abort();
+            }
+        }
+    }
+
+    /// Runs a start/exit handler, routing its panic to `handle_panic`.
+    fn run_thread_handler(&self, handler: &Option<Box<ThreadHandler>>, index: usize) {
+        if let Some(handler) = handler {
+            if let Err(payload) =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(index)))
+            {
+                self.handle_panic(payload);
+            }
+        }
+    }
+}
+
+/// Starts one thread per worker of `registry`, each running [`main_loop`]. If a thread cannot
+/// be started, the ones already started are stopped and joined before the error is returned.
+pub(crate) fn start_workers(
+    registry: &Arc<Registry>,
+    mut thread_name: Option<&mut ThreadNameFn>,
+    stack_size: Option<usize>,
+) -> Result<Vec<JoinHandle<()>>, io::Error> {
+    let num_threads = registry.num_threads();
+    let mut threads = Vec::with_capacity(num_threads);
+    for index in 0..num_threads {
+        let mut builder = std::thread::Builder::new();
+        if let Some(name) = thread_name.as_mut() {
+            builder = builder.name(name(index));
+        }
+        if let Some(size) = stack_size {
+            builder = builder.stack_size(size);
+        }
+        let thread_registry = Arc::clone(registry);
+        match builder.spawn(move || main_loop(thread_registry, index)) {
+            Ok(handle) => threads.push(handle),
+            Err(err) => {
+                // Shut down the workers already started before reporting.
+                registry.terminate();
+                for handle in threads {
+                    let _ = handle.join();
+                }
+                return Err(err);
+            }
+        }
+    }
+    Ok(threads)
+}
+
+/// The body of every worker thread: run work until the pool terminates.
+pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
+    // A worker that unwinds out of here is gone, and every scope, join or pool drop waiting
+    // for work it holds waits forever: better a clear abort than a hang.
+    let abort = AbortOnUnwind::new(
+        "a panic escaped a worker's main loop (a bug in the runtime: jobs and handlers catch \
+         their own panics)",
+    );
+    let worker = Worker::new(Arc::clone(&registry), index);
+    Worker::enter_thread(&worker);
+    registry.run_thread_handler(&registry.handlers().start, index);
+
+    worker.wait_until(registry.terminate_latch(index));
+
+    // Termination happens only when no job can still be pending (the terminate count), so our
+    // deque is empty.
+    debug_assert!(worker.take_local_job().is_none());
+    registry.run_thread_handler(&registry.handlers().exit, index);
+    Worker::leave_thread();
+    abort.disarm();
+}
