@@ -11,7 +11,7 @@ use crate::registry::{Registry, Worker};
 use crate::scope::{Scope, scope_in_worker};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::spawn_in;
-use crate::threads::{Handlers, ThreadNameFn, start_workers};
+use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
 
 /// The environment variable that sets the default number of threads.
 ///
@@ -313,8 +313,10 @@ fn resolve_num_threads(
 /// ```
 ///
 /// Dropping the pool waits for its pending work (including `spawn`ed jobs), wakes every worker
-/// and joins its thread. (If the last handle is dropped *on* one of the pool's own workers, the
-/// threads cannot be joined from there and exit on their own.)
+/// and joins its thread. Dropped on a worker thread (of this pool or any other), it returns at
+/// once instead: the pending work may need that very thread (a job that broadcasts on the
+/// dropping worker's pool, say), so waiting could hang. The workers then finish the pending
+/// work and exit, and a background thread joins them.
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
@@ -460,18 +462,7 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        self.registry.terminate();
-        let on_own_worker =
-            Worker::current().is_some_and(|w| Arc::ptr_eq(w.registry(), &self.registry));
-        if on_own_worker {
-            // A worker cannot join itself; the threads exit once idle.
-            return;
-        }
-        for handle in self.threads.drain(..) {
-            // A worker thread only ends by returning from its main loop (jobs catch panics),
-            // so an error here means a handler aborted the unwind elsewhere: nothing to do.
-            let _ = handle.join();
-        }
+        release_workers(&self.registry, std::mem::take(&mut self.threads));
     }
 }
 

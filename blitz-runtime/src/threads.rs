@@ -123,3 +123,46 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
     Worker::leave_thread();
     abort.disarm();
 }
+
+/// Releases the pool handle's hold on `registry` and disposes of its worker threads: joins
+/// them, or, on a worker thread of any pool, has a background thread join them.
+///
+/// A worker must not wait for the pool's threads: they may be waiting, directly or not, for
+/// the very thread that drops the pool (a pending job of the dropped pool that needs a
+/// broadcast on the dropping worker's pool, say), which would hang both. Rayon never joins;
+/// here the threads are still joined, only not on the dropping thread, so none outlives its
+/// pending work unnoticed.
+pub(crate) fn release_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
+    registry.terminate();
+    if Worker::current().is_some() {
+        join_in_background(threads);
+        return;
+    }
+    for handle in threads {
+        // A worker thread only ends by returning from its main loop (anything else aborts),
+        // so there is no error to report.
+        let _ = handle.join();
+    }
+}
+
+/// Joins `threads` on a new thread.
+fn join_in_background(threads: Vec<JoinHandle<()>>) {
+    if threads.is_empty() {
+        return;
+    }
+    let reaper = std::thread::Builder::new()
+        .name("blitz-pool-reaper".into())
+        .spawn(move || {
+            for handle in threads {
+                let _ = handle.join();
+            }
+        });
+    if let Err(err) = reaper {
+        // The handles were dropped with the closure: the workers are detached. They still
+        // exit once the pool's pending work is done.
+        eprintln!(
+            "blitz: could not start a thread to join a dropped pool's workers ({err}); they \
+             exit on their own once their pending work is done"
+        );
+    }
+}
