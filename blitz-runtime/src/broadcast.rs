@@ -73,7 +73,8 @@ impl<'a> BroadcastContext<'a> {
 /// # Panics
 ///
 /// If any call panics, `broadcast` waits for all the others and then re-throws the panic of the
-/// lowest-indexed worker that panicked.
+/// lowest-indexed worker that panicked. Called from a pool's exit handler on that pool (whose
+/// workers are exiting), it panics at once instead of waiting for them forever.
 pub fn broadcast<OP, R>(op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
@@ -88,6 +89,8 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
+    // Before anything is queued: from an exit handler, the other workers are gone.
+    owner.registry().accept_work("broadcast");
     let num_threads = owner.num_threads();
     let latch = CountLatch::new(Some(owner));
     let jobs: Vec<_> = (0..num_threads)

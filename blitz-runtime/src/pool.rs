@@ -175,6 +175,10 @@ impl ThreadPoolBuilder {
     }
 
     /// Called on each worker thread, with its index, when the pool shuts down.
+    ///
+    /// The handler may still fork with `join` and `scope` (their work runs on the calling
+    /// worker), but `spawn` and `broadcast` on the exiting pool panic: its workers are exiting,
+    /// so that work would never run.
     pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.handlers.exit = Some(Box::new(handler));
         self

@@ -264,12 +264,42 @@ impl Registry {
     }
 
     /// Keeps the pool alive for one more pending job (see `terminate`).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has terminated: the job could never run (see [`Registry::accept_work`]).
     pub(crate) fn increment_terminate_count(&self) {
-        // Relaxed: the caller holds a count (the pool handle or a running job), so this cannot
-        // race with the count reaching zero.
-        let previous = self.terminate_count.fetch_add(1, Ordering::Relaxed);
-        debug_assert!(previous > 0, "blitz: terminate count revived after zero");
-        assert!(previous != usize::MAX, "blitz: terminate count overflow");
+        // Relaxed throughout: a caller that holds a count (the pool handle, a running spawned
+        // job) keeps it above zero; one that does not is a worker of this pool past its
+        // terminate latch (an exit handler), and that latch's acquire ordered it after the
+        // decrement to zero, so it reads zero (or nothing older). Zero is final. A CAS, not an
+        // add: two exit handlers adding at once would each revive the count for the other.
+        let mut count = self.terminate_count.load(Ordering::Relaxed);
+        loop {
+            if count == 0 {
+                shut_down_pool_rejects("spawn");
+            }
+            assert!(count != usize::MAX, "blitz: terminate count overflow");
+            match self.terminate_count.compare_exchange_weak(
+                count,
+                count + 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(current) => count = current,
+            }
+        }
+    }
+
+    /// Checks that work submitted now can still run: panics if the pool has terminated, which
+    /// the only threads that can still reach it, its workers' exit handlers, see (see
+    /// `increment_terminate_count` for why the load cannot be stale).
+    pub(crate) fn accept_work(&self, what: &str) {
+        // Relaxed: see `increment_terminate_count`.
+        if self.terminate_count.load(Ordering::Relaxed) == 0 {
+            shut_down_pool_rejects(what);
+        }
     }
 
     /// Drops one count; at zero, tells every worker to exit once it is idle.
@@ -328,6 +358,17 @@ impl Registry {
     pub(crate) fn sleeping_threads(&self) -> usize {
         self.sleep.counters().sleeping_threads()
     }
+}
+
+/// Rejects work submitted to a pool that has terminated (from a worker's exit handler): its
+/// workers are exiting, so it would never run.
+#[cold]
+#[track_caller]
+fn shut_down_pool_rejects(what: &str) -> ! {
+    panic!(
+        "blitz: {what} on a thread pool that is shutting down: work submitted from an exit \
+         handler would never run"
+    )
 }
 
 thread_local! {

@@ -37,7 +37,10 @@ use crate::registry::{Registry, Worker};
 /// # Panics
 ///
 /// A panic in `func` cannot propagate to anyone: it is passed to the pool's panic handler, and
-/// if the pool has none, **the process aborts**. The global pool has no panic handler unless
+/// if the pool has none, **the process aborts**.
+///
+/// Called from a pool's exit handler on that pool (whose workers are exiting, so `func`
+/// would never run), `spawn` panics instead of losing `func`. The global pool has no panic handler unless
 /// one was configured with [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global).
 pub fn spawn<F>(func: F)
 where

@@ -4,12 +4,13 @@
 
 mod common;
 
+use std::panic;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use blitz_runtime::ThreadPoolBuilder;
 
-use common::{Watchdog, pool};
+use common::{Watchdog, describe, pool};
 
 // ---------------------------------------------------------------------------------------------
 // 4. Dropping a pool on a worker of another pool.
@@ -46,4 +47,59 @@ fn dropping_a_pool_on_a_worker_of_another_pool_does_not_wait_for_it() {
     while exited.load(Ordering::SeqCst) < 2 {
         std::thread::yield_now();
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Work submitted from an exit handler.
+
+/// An exit handler that tries `op` on its (terminating) pool; returns what each try panicked
+/// with, or "ran" if it did not panic.
+fn exit_handler_tries(op: fn()) -> Vec<String> {
+    let _watchdog = Watchdog::arm("exit_handler_tries");
+    let outcomes = Arc::new(Mutex::new(Vec::new()));
+    let pool = {
+        let outcomes = Arc::clone(&outcomes);
+        ThreadPoolBuilder::new()
+            .num_threads(2)
+            .exit_handler(move |_| {
+                let outcome = match panic::catch_unwind(op) {
+                    Ok(()) => "ran".to_string(),
+                    Err(payload) => describe(payload),
+                };
+                outcomes.lock().unwrap().push(outcome);
+            })
+            .build()
+            .unwrap()
+    };
+    pool.install(|| ());
+    drop(pool);
+    let outcomes = outcomes.lock().unwrap().clone();
+    assert_eq!(outcomes.len(), 2, "both exit handlers ran");
+    outcomes
+}
+
+#[test]
+fn spawn_from_an_exit_handler_is_rejected_with_a_clear_panic() {
+    for outcome in exit_handler_tries(|| blitz_runtime::spawn(|| ())) {
+        assert!(outcome.contains("shutting down"), "{outcome}");
+    }
+}
+
+#[test]
+fn broadcast_from_an_exit_handler_is_rejected_with_a_clear_panic() {
+    for outcome in exit_handler_tries(|| drop(blitz_runtime::broadcast(|ctx| ctx.index()))) {
+        assert!(outcome.contains("shutting down"), "{outcome}");
+    }
+}
+
+/// Work that completes on the calling worker alone still runs in an exit handler.
+#[test]
+fn join_and_scope_in_an_exit_handler_run() {
+    let outcomes = exit_handler_tries(|| {
+        assert_eq!(blitz_runtime::join(|| 1, || 2), (1, 2));
+        let mut x = 0;
+        blitz_runtime::scope(|s| s.spawn(|_| x = 3));
+        assert_eq!(x, 3);
+    });
+    assert_eq!(outcomes, vec!["ran", "ran"]);
 }
