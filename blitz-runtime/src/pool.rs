@@ -147,6 +147,9 @@ impl ThreadPoolBuilder {
     }
 
     /// Names worker `i`'s thread `thread_name(i)`.
+    ///
+    /// If the closure panics, `build` stops and joins the workers it already started, then
+    /// resumes the panic.
     pub fn thread_name(mut self, thread_name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(thread_name));
         self

@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::io;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -69,8 +70,11 @@ impl Registry {
     }
 }
 
-/// Starts one thread per worker of `registry`, each running [`main_loop`]. If a thread cannot
-/// be started, the ones already started are stopped and joined before the error is returned.
+/// Starts one thread per worker of `registry`, each running [`main_loop`].
+///
+/// A build that fails half-way leaves nothing running: if a thread cannot be started, or the
+/// `thread_name` closure panics, the workers already started are stopped and joined before the
+/// error is returned (or the panic resumed).
 pub(crate) fn start_workers(
     registry: &Arc<Registry>,
     mut thread_name: Option<&mut ThreadNameFn>,
@@ -81,7 +85,13 @@ pub(crate) fn start_workers(
     for index in 0..num_threads {
         let mut builder = std::thread::Builder::new();
         if let Some(name) = thread_name.as_mut() {
-            builder = builder.name(name(index));
+            match panic::catch_unwind(AssertUnwindSafe(|| name(index))) {
+                Ok(name) => builder = builder.name(name),
+                Err(payload) => {
+                    stop_started_workers(registry, threads);
+                    panic::resume_unwind(payload);
+                }
+            }
         }
         if let Some(size) = stack_size {
             builder = builder.stack_size(size);
@@ -90,16 +100,22 @@ pub(crate) fn start_workers(
         match builder.spawn(move || main_loop(thread_registry, index)) {
             Ok(handle) => threads.push(handle),
             Err(err) => {
-                // Shut down the workers already started before reporting.
-                registry.terminate();
-                for handle in threads {
-                    let _ = handle.join();
-                }
+                stop_started_workers(registry, threads);
                 return Err(err);
             }
         }
     }
     Ok(threads)
+}
+
+/// A build failed: terminates the pool (drops the count its handle would have held) and joins
+/// the workers started so far. They have run no job, so they exit at once.
+#[cold]
+fn stop_started_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
+    registry.terminate();
+    for handle in threads {
+        let _ = handle.join();
+    }
 }
 
 /// The body of every worker thread: run work until the pool terminates.

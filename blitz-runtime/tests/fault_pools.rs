@@ -103,3 +103,37 @@ fn join_and_scope_in_an_exit_handler_run() {
     });
     assert_eq!(outcomes, vec!["ran", "ran"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// 6. A failing build stops and joins the workers it started.
+
+#[test]
+fn panicking_thread_name_stops_the_workers_already_started() {
+    let _watchdog = Watchdog::arm("panicking_thread_name");
+    for _ in 0..50 {
+        // Held by the pool's handlers, so by every worker until it has exited.
+        let sentinel = Arc::new(());
+        let in_handler = Arc::clone(&sentinel);
+        let err = panic::catch_unwind(|| {
+            ThreadPoolBuilder::new()
+                .num_threads(3)
+                .thread_name(|i| {
+                    if i == 2 {
+                        panic!("no name for worker 2");
+                    }
+                    format!("named-{i}")
+                })
+                .start_handler(move |_| {
+                    let _ = &in_handler;
+                })
+                .build()
+        })
+        .unwrap_err();
+        assert_eq!(describe(err), "no name for worker 2");
+        assert_eq!(
+            Arc::strong_count(&sentinel),
+            1,
+            "the two started workers were joined"
+        );
+    }
+}
