@@ -19,6 +19,7 @@ use std::sync::Arc;
 use crate::job::HeapJob;
 use crate::pool::global_registry;
 use crate::registry::{Registry, Worker};
+use crate::threads::PanicSource;
 
 /// Runs `func` asynchronously on the current pool (the pool of the current worker thread, or
 /// the global pool from outside every pool), without waiting for it.
@@ -63,7 +64,7 @@ where
     let job_registry = Arc::clone(registry);
     let job = HeapJob::new(move |_: &Worker| {
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(func)) {
-            job_registry.handle_panic(payload);
+            job_registry.handle_panic(payload, PanicSource::SpawnedTask);
         }
         // The job is done: release the pool.
         job_registry.terminate();

@@ -2,13 +2,14 @@
 //! start, exit), and stopping and joining the workers.
 
 use std::any::Any;
+use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::registry::{Registry, Worker};
-use crate::unwind::AbortOnUnwind;
+use crate::unwind::{AbortOnUnwind, abort};
 
 /// Called with a panic payload that escaped a spawned task or a handler.
 pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
@@ -36,10 +37,32 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
     }
 }
 
+/// Where a panic that nobody can catch came from: named in the abort message when the pool has
+/// no panic handler.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PanicSource {
+    /// A `spawn`ed task.
+    SpawnedTask,
+    /// The start handler, on the worker of that index.
+    StartHandler(usize),
+    /// The exit handler, on the worker of that index.
+    ExitHandler(usize),
+}
+
+impl fmt::Display for PanicSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PanicSource::SpawnedTask => write!(f, "a spawned task"),
+            PanicSource::StartHandler(index) => write!(f, "worker {index}'s start handler"),
+            PanicSource::ExitHandler(index) => write!(f, "worker {index}'s exit handler"),
+        }
+    }
+}
+
 impl Registry {
-    /// Reports a panic that has nowhere else to go (a spawned job, a start/exit handler): the
+    /// Reports a panic that has nowhere else to go (a spawned task, a start/exit handler): the
     /// pool's panic handler, or abort if there is none.
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>, source: PanicSource) {
         match &self.handlers().panic {
             Some(handler) => {
                 // A panicking panic handler has nowhere left to report to.
@@ -49,22 +72,23 @@ impl Registry {
             }
             None => {
                 let message = panic_message(&*payload);
-                eprintln!(
-                    "blitz: a spawned job panicked ({message}) and the pool has no panic \
-                     handler; aborting"
-                );
-                std::process::abort();
+                abort(&format!(
+                    "{source} panicked ({message}) and the pool has no panic handler"
+                ));
             }
         }
     }
 
     /// Runs a start/exit handler, routing its panic to `handle_panic`.
-    fn run_thread_handler(&self, handler: &Option<Box<ThreadHandler>>, index: usize) {
+    fn run_thread_handler(
+        &self,
+        handler: &Option<Box<ThreadHandler>>,
+        index: usize,
+        source: PanicSource,
+    ) {
         if let Some(handler) = handler {
-            if let Err(payload) =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(index)))
-            {
-                self.handle_panic(payload);
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| handler(index))) {
+                self.handle_panic(payload, source);
             }
         }
     }
@@ -128,14 +152,22 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
     );
     let worker = Worker::new(Arc::clone(&registry), index);
     Worker::enter_thread(&worker);
-    registry.run_thread_handler(&registry.handlers().start, index);
+    registry.run_thread_handler(
+        &registry.handlers().start,
+        index,
+        PanicSource::StartHandler(index),
+    );
 
     worker.wait_until(registry.terminate_latch(index));
 
     // Termination happens only when no job can still be pending (the terminate count), so our
     // deque is empty.
     debug_assert!(worker.take_local_job().is_none());
-    registry.run_thread_handler(&registry.handlers().exit, index);
+    registry.run_thread_handler(
+        &registry.handlers().exit,
+        index,
+        PanicSource::ExitHandler(index),
+    );
     Worker::leave_thread();
     abort.disarm();
 }
