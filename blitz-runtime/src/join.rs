@@ -394,6 +394,12 @@ fn timestamp() -> u64 {
 ///
 /// If either closure panics, `join` waits for the other one and then re-throws; if both panic,
 /// the panic of `a` is the one that propagates.
+///
+/// Called outside every pool, `join` runs on the global pool, created on first use; if it
+/// cannot be created (an invalid or too large `BLITZ_NUM_THREADS`, a thread the operating
+/// system refuses to start), `join` panics with the build error. Build a pool with
+/// [`ThreadPoolBuilder::build`](crate::ThreadPoolBuilder::build) and `install` into it to
+/// handle that error instead.
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,

@@ -51,7 +51,8 @@ pub enum ThreadPoolBuildError {
         /// The largest supported number.
         max: usize,
     },
-    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer.
+    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer, or to one
+    /// too large to be a number at all (see its `Display`, which tells the two apart).
     InvalidEnvVar {
         /// The variable's name.
         name: &'static str,
@@ -73,6 +74,11 @@ impl fmt::Display for ThreadPoolBuildError {
                 "cannot build a pool of {requested} threads: at most {max} are supported \
                  (the sleep counters are 16 bits wide)"
             ),
+            ThreadPoolBuildError::InvalidEnvVar { name, value } if is_integer(value) => write!(
+                f,
+                "the environment variable {name} is set to {value:?}, which is too large: at \
+                 most {MAX_THREADS} threads are supported (0 means one per CPU)"
+            ),
             ThreadPoolBuildError::InvalidEnvVar { name, value } => write!(
                 f,
                 "invalid value {value:?} for the environment variable {name}: expected a \
@@ -88,6 +94,12 @@ impl fmt::Display for ThreadPoolBuildError {
             }
         }
     }
+}
+
+/// True if `value` is a non-negative integer in decimal (which `usize` may not hold).
+fn is_integer(value: &str) -> bool {
+    let digits = value.trim().strip_prefix('+').unwrap_or(value.trim());
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl std::error::Error for ThreadPoolBuildError {
@@ -156,7 +168,8 @@ impl ThreadPoolBuilder {
     }
 
     /// The stack size of each worker thread, in bytes (deep recursion may need more than the
-    /// platform default).
+    /// platform default). `0` (the default) means the platform default, as `0` threads means
+    /// the default count in [`num_threads`](Self::num_threads).
     ///
     /// ```
     /// let pool = blitz_runtime::ThreadPoolBuilder::new()
@@ -167,7 +180,8 @@ impl ThreadPoolBuilder {
     /// assert_eq!(pool.current_num_threads(), 2);
     /// ```
     pub fn stack_size(mut self, stack_size: usize) -> Self {
-        self.stack_size = Some(stack_size);
+        // Not `Some(0)`: the thread builder would round 0 up to the smallest stack it can make.
+        self.stack_size = (stack_size > 0).then_some(stack_size);
         self
     }
 
@@ -542,6 +556,15 @@ mod tests {
         assert!(message.contains("BLITZ_NUM_THREADS"), "{message}");
         assert!(message.contains("\"lots\""), "{message}");
         assert!(resolve_num_threads(None, Some("-1"), 2).is_err());
+    }
+
+    #[test]
+    fn env_value_too_large_for_an_integer_says_too_large() {
+        let err = resolve_num_threads(None, Some("99999999999999999999"), 2).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("too large"), "{message}");
+        assert!(message.contains("BLITZ_NUM_THREADS"), "{message}");
+        assert!(message.contains("65535"), "{message}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use blitz_runtime::ThreadPoolBuilder;
 
 #[cfg(unix)]
 use common::assert_aborted_with;
-use common::{HANG_BOUND, Watchdog, child_scenario, pool};
+use common::{HANG_BOUND, Watchdog, assert_child_succeeds, child_scenario, pool};
 
 /// The child's side: runs the scenario named by `common::CHILD_ENV`; without it, does nothing.
 #[test]
@@ -48,6 +48,24 @@ fn fault_child() {
             pool.spawn(|| panic!("task"));
             drop(pool);
         }
+        "stack_size_zero_is_the_platform_default" => {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(2)
+                .stack_size(0)
+                .build()
+                .unwrap();
+            // Some 256 KiB of stack: far below any platform default, far above the minimum
+            // stack a thread can be given.
+            fn deep(n: usize) -> u64 {
+                let frame = std::hint::black_box([n as u8; 4096]);
+                if n == 0 {
+                    return frame[0] as u64;
+                }
+                deep(n - 1) + frame[4095] as u64
+            }
+            let sums = pool.broadcast(|_| deep(64));
+            assert_eq!(sums, vec![(0..=64u64).sum::<u64>(); 2]);
+        }
         other => panic!("unknown scenario {other}"),
     }
 }
@@ -71,4 +89,12 @@ fn abort_messages_name_their_cause() {
         "exit handler panicked (exit handler failed)",
     );
     assert_aborted_with("panic_handler_panics", "the pool's panic handler panicked");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. Bad configuration.
+
+#[test]
+fn stack_size_zero_means_the_platform_default() {
+    assert_child_succeeds("stack_size_zero_is_the_platform_default");
 }
