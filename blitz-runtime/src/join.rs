@@ -206,17 +206,7 @@ impl Worker {
         b: impl FnOnce(&Worker) -> RB,
     ) -> (RA, RB) {
         match result_a {
-            // Nothing of `a` to drop if `b` panics (decided at compile time): the plain call.
-            Ok(value_a) if !std::mem::needs_drop::<RA>() => (value_a, b(self)),
-            Ok(value_a) => match panic::catch_unwind(AssertUnwindSafe(|| b(self))) {
-                Ok(value_b) => (value_a, value_b),
-                Err(payload) => {
-                    // Dropped here, not while `b`'s panic unwinds (a panicking `Drop` there
-                    // would abort).
-                    drop_quietly(value_a);
-                    panic::resume_unwind(payload)
-                }
-            },
+            Ok(value_a) => then_b(value_a, || b(self)),
             Err(payload) => {
                 // `b`'s value or payload is discarded without unwinding: `a`'s panic is the
                 // one that surfaces, whatever `b` left behind.
@@ -312,8 +302,7 @@ impl Worker {
                         self.arm_eager_publication();
                     }
                     // SAFETY: we popped its only `JobRef`: nobody else can reach it, it never ran.
-                    let value_b = unsafe { job_b.run_inline(self) };
-                    return (value_a, value_b);
+                    return then_b(value_a, || unsafe { job_b.run_inline(self) });
                 }
                 // An older promoted frame of ours, or injected work a nested wait parked on
                 // our deque.
@@ -339,6 +328,24 @@ impl Worker {
                 panic::resume_unwind(payload)
             }
             JobResult::None => unreachable!("blitz: job result taken before the job ran"),
+        }
+    }
+}
+
+/// Runs `b` on this thread after `a` returned `value_a`. If `b` panics, `value_a` is dropped
+/// before the panic goes on, under `drop_quietly`: left in the frame, it would be dropped while
+/// `b`'s panic unwinds, where a panicking `Drop` aborts.
+#[inline(always)]
+fn then_b<RA, RB>(value_a: RA, b: impl FnOnce() -> RB) -> (RA, RB) {
+    if !std::mem::needs_drop::<RA>() {
+        // Nothing to drop (decided at compile time): the plain call.
+        return (value_a, b());
+    }
+    match panic::catch_unwind(AssertUnwindSafe(b)) {
+        Ok(value_b) => (value_a, value_b),
+        Err(payload) => {
+            drop_quietly(value_a);
+            panic::resume_unwind(payload)
         }
     }
 }

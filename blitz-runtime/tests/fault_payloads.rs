@@ -20,6 +20,7 @@ fn fault_child() {
         "join_b_stolen_result_drop_panics" => join_b_stolen_discarded_drop_panics(false),
         "join_b_stolen_payload_drop_panics" => join_b_stolen_discarded_drop_panics(true),
         "broadcast_discarded_drop_panics" => broadcast_discarded_drop_panics(),
+        "join_a_value_drop_panics_b_panics" => join_a_value_drop_panics_b_panics(),
         other => panic!("unknown scenario {other}"),
     }
 }
@@ -171,4 +172,31 @@ fn broadcast_discarded_drop_panics() {
 #[test]
 fn broadcast_panic_surfaces_over_discarded_values_that_panic_on_drop() {
     assert_child_succeeds("broadcast_discarded_drop_panics");
+}
+
+/// `a` returns a value whose `Drop` panics and `b` panics, at several depths and many times, so
+/// that `b` runs inline, is popped back after being published, or is stolen: `b`'s panic
+/// surfaces every time, never the drop's (nor an abort).
+fn join_a_value_drop_panics_b_panics() {
+    let pool = pool(2);
+    for round in 0..200 {
+        let depth = round % 4;
+        fn nest(w: &blitz_runtime::Worker, depth: u32) -> DropBomb {
+            if depth > 0 {
+                return w.join(|w| nest(w, depth - 1), |_| ()).0;
+            }
+            w.join(|_| DropBomb("a value"), |_| -> () { panic!("b") }).0
+        }
+        let err = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install_with_worker(|w| nest(w, depth))
+        }))
+        .err()
+        .expect("b panicked");
+        assert_eq!(describe(err), "b", "round {round}");
+    }
+}
+
+#[test]
+fn join_b_panic_surfaces_over_a_value_that_panics_on_drop() {
+    assert_child_succeeds("join_a_value_drop_panics_b_panics");
 }
