@@ -530,6 +530,12 @@ impl Worker {
         unsafe { &*self.deque }
     }
 
+    /// The capacity of this worker's deque buffer (for tests of its shrinking).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn deque_capacity(&self) -> usize {
+        self.deque().capacity()
+    }
+
     /// Pushes a job onto this worker's deque and lets the sleep manager wake a thief.
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
