@@ -8,6 +8,8 @@
 #   scripts/verify.sh soak [S]    the soak test for S seconds (default 60): random joins,
 #                                 scopes, loops, panics, pools, 8 outside threads, watchdog;
 #                                 pools of 2, 16 and 64 workers (SOAK_THREADS overrides)
+#   scripts/verify.sh soak-faults [S] the soak test with its fault mode for S seconds (default
+#                                 30): misbehaving payloads, handlers and pool drops mixed in
 #   scripts/verify.sh all         every step above
 # Everything a step needs is installed by the step itself (nightly components, Miri's sysroot).
 set -euo pipefail
@@ -55,6 +57,13 @@ soak() {
         --threads "${SOAK_THREADS:-2,16,64}"
 }
 
+soak_faults() {
+    # The fault mode mixes misbehaving user code into the random operations; the summary line
+    # reports fault operations, faults injected, mismatches and hangs (the watchdog exits 2).
+    cargo run --release --example soak -- --seconds "${1:-30}" \
+        --threads "${SOAK_THREADS:-2,16,64}" --faults
+}
+
 loom() {
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}" \
         cargo test -p blitz-runtime --release --lib --target-dir target/loom -- loom
@@ -66,6 +75,7 @@ case "${1:-all}" in
     tsan) tsan ;;
     asan) asan ;;
     soak) soak "${2:-60}" ;;
-    all) loom; miri; tsan; asan; soak 60 ;;
-    *) echo "usage: $0 [miri|loom|tsan|asan|soak [seconds]|all]" >&2; exit 2 ;;
+    soak-faults) soak_faults "${2:-30}" ;;
+    all) loom; miri; tsan; asan; soak 60; soak_faults 30 ;;
+    *) echo "usage: $0 [miri|loom|tsan|asan|soak [seconds]|soak-faults [seconds]|all]" >&2; exit 2 ;;
 esac

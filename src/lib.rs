@@ -115,6 +115,22 @@
 //! vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^` gives the body a private
 //! accumulator starting at the identity; the pieces' results are combined into `var` after the
 //! loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.
+//!
+//! # Which pool runs the work, and when that panics
+//!
+//! On a worker thread, [`join`], `#[parallel]`, `fork_join!` and `par_for!` fork on that
+//! worker's pool. Anywhere else they run on the global pool, which the first such call creates
+//! with default settings (unless [`ThreadPoolBuilder::build_global`] configured it first).
+//! If that creation fails (`BLITZ_NUM_THREADS` is invalid or too large, or the operating system
+//! refuses to start a thread), the call **panics** with the build error's message (a later call
+//! tries again). To handle the error instead, build a pool yourself and run the work in it
+//! with [`ThreadPool::install`]:
+//!
+//! ```
+//! let pool = blitz::ThreadPoolBuilder::new().build().expect("a pool");
+//! let (a, b) = pool.install(|| blitz::join(|| 1, || 2));
+//! assert_eq!(a + b, 3);
+//! ```
 #![deny(missing_docs)]
 
 pub use blitz_runtime::*;

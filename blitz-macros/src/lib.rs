@@ -32,6 +32,12 @@ mod parallel;
 /// }
 /// assert_eq!(fib(20), 6765);
 /// ```
+///
+/// # Panics
+///
+/// Outside every pool, the work runs on the global pool, created on first use; if it cannot be
+/// created (an invalid `BLITZ_NUM_THREADS`, a thread the OS refuses to start), this panics
+/// with the build error. See "Which pool runs the work" in the `blitz` crate docs.
 #[proc_macro_attribute]
 pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
@@ -60,6 +66,12 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// );
 /// assert_eq!(evens + odds, 100);
 /// ```
+///
+/// # Panics
+///
+/// Outside every pool, the work runs on the global pool, created on first use; if it cannot be
+/// created (an invalid `BLITZ_NUM_THREADS`, a thread the OS refuses to start), this panics
+/// with the build error. See "Which pool runs the work" in the `blitz` crate docs.
 #[proc_macro]
 pub fn fork_join(input: TokenStream) -> TokenStream {
     fork_join::fork_join(input.into())
@@ -77,6 +89,12 @@ pub fn fork_join(input: TokenStream) -> TokenStream {
 /// blitz::par_for!(x in &v, grain = 64, reduce(+: total) => total += *x);
 /// assert_eq!(total, 999_000);
 /// ```
+///
+/// # Panics
+///
+/// Outside every pool, the work runs on the global pool, created on first use; if it cannot be
+/// created (an invalid `BLITZ_NUM_THREADS`, a thread the OS refuses to start), this panics
+/// with the build error. See "Which pool runs the work" in the `blitz` crate docs.
 #[proc_macro]
 pub fn par_for(input: TokenStream) -> TokenStream {
     par_for::par_for(input.into())

@@ -19,12 +19,14 @@
 //! that is awake finds the job at its next `find_work`.
 
 use std::collections::VecDeque;
+use std::panic;
 
-use crate::job::{JobRef, StackJob};
+use crate::job::{JobRef, JobResult, StackJob};
 use crate::join::with_worker;
 use crate::latch::{CountLatch, Latch, LatchRef};
 use crate::registry::Worker;
 use crate::sync::{self, AtomicUsize, Mutex, Ordering};
+use crate::unwind::drop_quietly;
 
 /// What a broadcast operation learns about the worker running it.
 ///
@@ -71,7 +73,8 @@ impl<'a> BroadcastContext<'a> {
 /// # Panics
 ///
 /// If any call panics, `broadcast` waits for all the others and then re-throws the panic of the
-/// lowest-indexed worker that panicked.
+/// lowest-indexed worker that panicked. Called from a pool's exit handler on that pool (whose
+/// workers are exiting), it panics at once instead of waiting for them forever.
 pub fn broadcast<OP, R>(op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
@@ -86,6 +89,8 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
+    // Before anything is queued: from an exit handler, the other workers are gone.
+    owner.registry().accept_work("broadcast");
     let num_threads = owner.num_threads();
     let latch = CountLatch::new(Some(owner));
     let jobs: Vec<_> = (0..num_threads)
@@ -108,11 +113,26 @@ where
     // SAFETY: the owner's own count; `latch` lives in this frame until after the wait.
     unsafe { Latch::set(&latch) };
     latch.wait(Some(owner));
-    jobs.iter()
+    let results = jobs.iter().map(|job| {
         // SAFETY: every job's latch reference was set (the count is zero), so each ran and
         // wrote its result before its decrement; each result is taken once.
-        .map(|job| unsafe { job.take_result() })
-        .collect()
+        unsafe { job.take_job_result() }
+    });
+    let mut values = Vec::with_capacity(num_threads);
+    let mut first_panic = None;
+    for result in results {
+        match result {
+            JobResult::Ok(value) if first_panic.is_none() => values.push(value),
+            JobResult::Panic(payload) if first_panic.is_none() => first_panic = Some(payload),
+            other => other.discard(),
+        }
+    }
+    if let Some(payload) = first_panic {
+        // Discarded here rather than while the panic unwinds (see `drop_quietly`).
+        values.into_iter().for_each(drop_quietly);
+        panic::resume_unwind(payload);
+    }
+    values
 }
 
 /// The queue of broadcast jobs meant for one worker. Any thread pushes; only that worker pops.

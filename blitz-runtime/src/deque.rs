@@ -11,11 +11,18 @@
 //!   has won the race for it; with a plain slot that speculative read would be a data race (UB,
 //!   and a Miri/TSan report). A relaxed atomic load costs the same as a plain load on every
 //!   platform we target.
-//! * **No use-after-free on growth** (ERRATA 2). When the owner grows the buffer, the old buffer
-//!   is not freed: the new buffer keeps it alive through `Buffer::previous`, and the whole chain
-//!   is freed when the deque is dropped. A thief that loaded the old buffer pointer can therefore
-//!   always finish its read; if it read a stale slot its CAS on `top` fails. Growth doubles the
-//!   capacity, so the retired buffers together are smaller than the live one.
+//! * **No use-after-free on growth** (ERRATA 2). When the owner replaces the buffer, the old
+//!   one is *retired*, not freed: a thief that loaded the old buffer pointer can always finish
+//!   its read; if it read a stale slot its CAS on `top` fails.
+//! * **Shrinking after a burst.** A buffer grown past [`SHRINK_ABOVE`] slots is swapped for a
+//!   new small one the next time the owner finds its deque empty, so a burst (a million
+//!   `spawn`s from one worker) does not pin its memory for the rest of the pool's life.
+//!   Retired buffers are freed as soon as no thief can be reading one: a thief *announces*
+//!   itself in `stealers` before it loads the buffer pointer and withdraws after its last read
+//!   of a slot, and the owner frees its retired buffers only after it stored the new pointer
+//!   and then saw no announcement (see [`Deque::reclaim_retired`]). Empty steals (idle scans)
+//!   do not announce. Push and pop are unchanged, except that a pop that finds the deque empty
+//!   checks, off its path, for something to shrink or free.
 //!
 //! # Invariants
 //!
@@ -24,29 +31,45 @@
 //! * Only the owner writes `bottom` and `buffer`; `top` only ever increases, by CAS.
 //! * A slot at index `i` is written only by `push` while `i >= bottom`, i.e. while no thief can
 //!   claim it.
+//! * A thief reads a buffer only between its announcement and its withdrawal (`stealers`); a
+//!   retired buffer is freed only by the owner, after it stored the live buffer's pointer and
+//!   then read `stealers` as zero (or in `drop`).
 
+use std::cell::UnsafeCell;
 use std::ptr::{self, NonNull};
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicIsize, AtomicPtr, Ordering, fence};
+use crate::sync::{AtomicIsize, AtomicPtr, AtomicUsize, Ordering, fence};
 
 /// Capacity of a new deque's buffer. Recursive fork/join keeps the deque about as deep as the
 /// recursion, so this rarely grows.
 const INITIAL_CAPACITY: usize = 64;
 
+/// A buffer with more slots than this (32 KiB of pointers) is shrunk back to the initial
+/// capacity once the deque is empty. Recursion keeps deques far shallower; only bursts (many
+/// `spawn`s or promotions in a row) get there, and for those one allocation and one free per
+/// burst is noise.
+#[cfg(not(any(miri, loom)))]
+pub(crate) const SHRINK_ABOVE: usize = 4096;
+/// Small under Miri and loom, so that their small tests and models shrink too.
+#[cfg(any(miri, loom))]
+pub(crate) const SHRINK_ABOVE: usize = 2;
+
 /// One ring buffer. Capacity is a power of two so `index & mask` wraps.
 struct Buffer<T> {
     slots: Box<[AtomicPtr<T>]>,
     mask: usize,
-    /// The buffer this one replaced, kept alive for thieves that may still be reading it.
-    /// A raw pointer, not a `Box`: turning it back into a `Box` would assert unique access
-    /// while thieves may still be reading it. Freed (with the whole chain) in `Deque::drop`.
-    previous: *mut Buffer<T>,
+    /// Under loom, a stand-in for the buffer's memory: the owner writes it where it would free
+    /// the buffer and thieves read it where they read a slot, so a free that is not ordered
+    /// after every thief's read is a causality violation loom reports. (The buffer itself is
+    /// then leaked, not freed: the model must not crash on the bug it is looking for.)
+    #[cfg(loom)]
+    alive: loom::cell::UnsafeCell<bool>,
 }
 
 impl<T> Buffer<T> {
-    fn new(capacity: usize, previous: *mut Buffer<T>) -> Box<Self> {
+    fn new(capacity: usize) -> Box<Self> {
         debug_assert!(capacity.is_power_of_two());
         let slots = (0..capacity)
             .map(|_| AtomicPtr::new(ptr::null_mut()))
@@ -54,8 +77,27 @@ impl<T> Buffer<T> {
         Box::new(Buffer {
             slots,
             mask: capacity - 1,
-            previous,
+            #[cfg(loom)]
+            alive: loom::cell::UnsafeCell::new(true),
         })
+    }
+
+    /// Frees a buffer that no thread can reach any more.
+    ///
+    /// # Safety
+    ///
+    /// `buffer` came from `Box::into_raw`, is freed only once, and no thread reads it during or
+    /// after this call (the caller's ordering argument).
+    unsafe fn free(buffer: *mut Buffer<T>) {
+        #[cfg(not(loom))]
+        // SAFETY: the caller's contract.
+        drop(unsafe { Box::from_raw(buffer) });
+        #[cfg(loom)]
+        // SAFETY: the buffer is leaked, so the memory stays valid; the write is the model's
+        // record of the free.
+        unsafe {
+            (*buffer).alive.with_mut(|alive| *alive = false)
+        };
     }
 
     fn capacity(&self) -> usize {
@@ -90,15 +132,28 @@ pub(crate) struct Deque<T> {
     top: CachePadded<AtomicIsize>,
     /// The owner's end. On its own line so the owner's pushes don't invalidate `top`.
     bottom: CachePadded<AtomicIsize>,
-    /// The live buffer (owned; retired buffers hang off its `previous` chain).
+    /// The live buffer (owned).
     buffer: AtomicPtr<Buffer<T>>,
+    /// How many thieves may be reading a buffer right now: incremented before a thief loads
+    /// `buffer`, decremented after its last read of a slot. On its own line: only thieves write
+    /// it, and only on steals that found an item.
+    stealers: CachePadded<AtomicUsize>,
+    /// Buffers the owner replaced that a thief may still be reading; freed by
+    /// `reclaim_retired`. Owner only.
+    retired: UnsafeCell<Vec<*mut Buffer<T>>>,
+    /// The capacity a shrink goes back to.
+    initial_capacity: usize,
+    /// A buffer larger than this is shrunk once the deque is empty: `SHRINK_ABOVE`, or the
+    /// initial capacity if that is larger.
+    shrink_above: usize,
 }
 
 // SAFETY: the deque only stores pointers and hands each one to exactly one thread; the pointee's
-// thread-safety is the caller's business (jobs are `Send` by construction).
+// thread-safety is the caller's business (jobs are `Send` by construction). The retired list
+// holds buffers the deque owns.
 unsafe impl<T> Send for Deque<T> {}
 // SAFETY: all shared state is atomic and the protocol below makes concurrent `steal`s (and one
-// owner) safe.
+// owner) safe; `retired` is touched only by the owner (from the `unsafe` owner-only methods).
 unsafe impl<T> Sync for Deque<T> {}
 
 impl<T> Deque<T> {
@@ -111,8 +166,26 @@ impl<T> Deque<T> {
         Deque {
             top: CachePadded::new(AtomicIsize::new(0)),
             bottom: CachePadded::new(AtomicIsize::new(0)),
-            buffer: AtomicPtr::new(Box::into_raw(Buffer::new(capacity, ptr::null_mut()))),
+            buffer: AtomicPtr::new(Box::into_raw(Buffer::new(capacity))),
+            stealers: CachePadded::new(AtomicUsize::new(0)),
+            retired: UnsafeCell::new(Vec::new()),
+            initial_capacity: capacity,
+            shrink_above: capacity.max(SHRINK_ABOVE),
         }
+    }
+
+    /// The live buffer's capacity. Owner only (or tests with no thief running).
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        // SAFETY: the live buffer is freed only by its owner, after replacing it.
+        unsafe { (*self.buffer.load(Ordering::Relaxed)).capacity() }
+    }
+
+    /// How many replaced buffers are not yet freed. Owner only.
+    #[cfg(test)]
+    fn retired_buffers(&self) -> usize {
+        // SAFETY: owner only (see `retired`).
+        unsafe { (*self.retired.get()).len() }
     }
 
     /// A snapshot: true if the deque held no item at some moment during the call.
@@ -173,17 +246,100 @@ impl<T> Deque<T> {
         // SAFETY: `old` is the live buffer; thieves may be reading it concurrently, so we only
         // take shared access (no `Box`, which would claim uniqueness).
         let old_ref = unsafe { &*old };
-        // Retire, don't free: thieves may still hold `old` (ERRATA 2).
-        let new = Buffer::new(old_ref.capacity() * 2, old);
+        let new = Buffer::new(old_ref.capacity() * 2);
         for index in top..bottom {
             // Relaxed: these slots were written by this thread.
             let item = old_ref.slot(index).load(Ordering::Relaxed);
             new.slot(index).store(item, Ordering::Relaxed);
         }
         let new = Box::into_raw(new);
-        // Release: a thief that loads the new buffer (acquire) sees its copied slots.
-        self.buffer.store(new, Ordering::Release);
+        // SAFETY: owner; `old` was the live buffer until the store below.
+        unsafe { self.replace_buffer(old, new) };
         new
+    }
+
+    /// Makes `new` the live buffer and retires `old` (ERRATA 2: thieves may still hold it),
+    /// then frees the retired buffers if no thief can be reading one.
+    ///
+    /// # Safety
+    ///
+    /// Owner only; `old` is the live buffer, `new` a fresh one holding its items.
+    unsafe fn replace_buffer(&self, old: *mut Buffer<T>, new: *mut Buffer<T>) {
+        // Release: a thief that loads the new buffer (acquire) sees its slots.
+        self.buffer.store(new, Ordering::Release);
+        // SAFETY: owner only.
+        unsafe { (*self.retired.get()).push(old) };
+        // SAFETY: owner; the store above precedes it.
+        unsafe { self.reclaim_retired() };
+    }
+
+    /// Frees the retired buffers if no thief can be reading one; otherwise leaves them for a
+    /// later call (the next growth, or the next pop that finds the deque empty).
+    ///
+    /// Why a zero count is enough: this fence and the one a thief runs between its
+    /// announcement and its load of `buffer` are both in the single total order of SeqCst
+    /// fences. If ours comes first, the thief's load comes after our store of the live buffer
+    /// (sequenced before our fence), so it cannot return a retired one. If the thief's comes
+    /// first, our load below sees its announcement or a later value; a zero is then written by
+    /// a withdrawal, whose release (heading a release sequence of read-modify-writes) our
+    /// acquire synchronises with, so every read the thief made happens before the free.
+    ///
+    /// # Safety
+    ///
+    /// Owner only, after the store of the current live buffer.
+    #[cold]
+    unsafe fn reclaim_retired(&self) {
+        // SAFETY: owner only.
+        let retired = unsafe { &mut *self.retired.get() };
+        if retired.is_empty() {
+            return;
+        }
+        // SeqCst: pairs with the thieves' fence in `steal` (see above).
+        fence(Ordering::SeqCst);
+        // Acquire: see above; a non-zero count means a thief may be reading any of them.
+        if self.stealers.load(Ordering::Acquire) != 0 {
+            return;
+        }
+        for buffer in retired.drain(..) {
+            // SAFETY: retired buffers came from `Box::into_raw`, are no longer the live
+            // buffer, are freed once (drained), and no thief reads them (see above).
+            unsafe { Buffer::free(buffer) };
+        }
+    }
+
+    /// The owner found the deque empty: swaps an oversized buffer for a small one (there is
+    /// nothing to copy) and frees what retired buffers it can.
+    ///
+    /// Safe against a thief that saw the deque non-empty before it emptied: the item it read
+    /// the index of was taken, so `top` has moved past that index and the thief's CAS fails,
+    /// whichever buffer it read the slot from.
+    ///
+    /// # Safety
+    ///
+    /// Owner only, with the deque empty; `buffer` is the live buffer.
+    #[cold]
+    #[inline(never)]
+    unsafe fn shrink_when_empty(&self, buffer: *mut Buffer<T>) {
+        // SAFETY: the live buffer.
+        if unsafe { (*buffer).capacity() } > self.shrink_above {
+            let new = Box::into_raw(Buffer::new(self.initial_capacity));
+            // SAFETY: owner; the deque is empty, so the new buffer holds all (no) items.
+            unsafe { self.replace_buffer(buffer, new) };
+        } else {
+            // SAFETY: owner, after the store of the live buffer.
+            unsafe { self.reclaim_retired() };
+        }
+    }
+
+    /// True if the owner has something to shrink or free (checked by a pop on an empty deque).
+    ///
+    /// # Safety
+    ///
+    /// Owner only; `buffer` is the live buffer.
+    #[inline]
+    unsafe fn has_memory_to_release(&self, buffer: *mut Buffer<T>) -> bool {
+        // SAFETY: the live buffer; `retired` is owner-only.
+        unsafe { (*buffer).capacity() > self.shrink_above || !(*self.retired.get()).is_empty() }
     }
 
     /// Pops the most recently pushed item, if any.
@@ -204,6 +360,11 @@ impl<T> Deque<T> {
         if top > bottom {
             // Empty: restore `bottom`.
             self.bottom.store(bottom + 1, Ordering::Relaxed);
+            // SAFETY: owner; `buffer` is live and the deque empty.
+            if unsafe { self.has_memory_to_release(buffer) } {
+                // SAFETY: as above.
+                unsafe { self.shrink_when_empty(buffer) };
+            }
             return None;
         }
         // SAFETY: `buffer` is live. Relaxed: we wrote this slot ourselves.
@@ -235,13 +396,29 @@ impl<T> Deque<T> {
         if top >= bottom {
             return Steal::Empty;
         }
-        // Acquire: pairs with the release store in `grow`, so a new buffer's copied slots are
-        // visible. An old buffer is still valid memory (retired, not freed).
+        // Announce: from here until the withdrawal below we may read a buffer, so the owner
+        // must not free a retired one (see `reclaim_retired`). Relaxed: the fence orders it.
+        self.stealers.fetch_add(1, Ordering::Relaxed);
+        // SeqCst: pairs with the owner's fence in `reclaim_retired`: either the owner sees our
+        // announcement, or our load below sees its latest buffer.
+        fence(Ordering::SeqCst);
+        // Acquire: pairs with the release store in `replace_buffer`, so a new buffer's copied
+        // slots are visible. An older buffer is still valid memory (retired, not freed: we
+        // announced ourselves before loading it).
         let buffer = self.buffer.load(Ordering::Acquire);
-        // SAFETY: `buffer` is the live buffer or a retired one; both live until `drop`.
-        // Relaxed: the slot's write happened-before the `bottom` we acquired. If the owner has
-        // since reused the slot, `top` has moved and the CAS below fails.
+        // SAFETY: `buffer` is the live buffer or a retired one not freed while we are
+        // announced. Relaxed: the slot's write happened-before the `bottom` we acquired. If the
+        // owner has since reused the slot (or replaced the buffer), `top` has moved and the
+        // CAS below fails.
         let item = unsafe { (*buffer).slot(top) }.load(Ordering::Relaxed);
+        #[cfg(loom)]
+        // SAFETY: the model's record of reading the buffer (see `Buffer::alive`).
+        unsafe {
+            (*buffer).alive.with(|alive| assert!(*alive))
+        };
+        // Withdraw: our last read of the buffer is done. Release: orders that read before the
+        // owner's acquire load of a zero count, and so before its free.
+        self.stealers.fetch_sub(1, Ordering::Release);
         // SeqCst (success): totally ordered with the owner's last-item CAS and other thieves.
         // Relaxed (failure): we retry from scratch.
         if self
@@ -263,13 +440,12 @@ impl<T> Deque<T> {
 impl<T> Drop for Deque<T> {
     fn drop(&mut self) {
         // `&mut self`: no thief or owner is active. Items are borrowed pointers, not owned, so
-        // only the buffers (the live one and the retired chain behind it) are freed.
-        let mut buffer = self.buffer.load(Ordering::Relaxed);
-        while !buffer.is_null() {
-            // SAFETY: every buffer in the chain came from `Box::into_raw` and is freed only
-            // here, once.
-            let boxed = unsafe { Box::from_raw(buffer) };
-            buffer = boxed.previous;
+        // only the buffers (the live one and the retired ones) are freed.
+        let live = self.buffer.load(Ordering::Relaxed);
+        for buffer in self.retired.get_mut().drain(..).chain([live]) {
+            // SAFETY: every buffer came from `Box::into_raw`, is live or retired (never both),
+            // and is freed only here, once; no thread can read it any more.
+            drop(unsafe { Box::from_raw(buffer) });
         }
     }
 }
@@ -353,6 +529,70 @@ mod tests {
             unsafe { (*deque.buffer.load(Ordering::Relaxed)).capacity() },
             4
         );
+    }
+
+    /// A burst grows the buffer far past `SHRINK_ABOVE`; once the owner finds the deque empty,
+    /// the buffer is back to its initial size and every replaced buffer is freed (no thief is
+    /// running, so nothing holds one).
+    #[test]
+    fn buffer_shrinks_once_a_burst_is_over() {
+        let n = 4 * SHRINK_ABOVE.max(16);
+        let values = items(n);
+        let deque = if cfg!(miri) {
+            Deque::with_capacity(2)
+        } else {
+            Deque::new()
+        };
+        let initial = deque.capacity();
+        for round in 0..3 {
+            for v in &values {
+                // SAFETY: owner thread.
+                unsafe { deque.push(ptr(v)) };
+            }
+            assert!(deque.capacity() >= n, "round {round}");
+            assert_eq!(deque.retired_buffers(), 0, "freed at growth: no thief");
+            // Some stolen, the rest popped, then one pop that finds it empty.
+            for v in values.iter().take(n / 4) {
+                assert_eq!(deque.steal(), Steal::Success(ptr(v)));
+            }
+            for v in values.iter().skip(n / 4).rev() {
+                // SAFETY: owner thread.
+                assert_eq!(unsafe { deque.pop() }, Some(ptr(v)));
+            }
+            // SAFETY: owner thread.
+            assert_eq!(unsafe { deque.pop() }, None);
+            assert_eq!(deque.capacity(), initial, "round {round}: shrunk");
+            assert_eq!(deque.retired_buffers(), 0, "round {round}: freed");
+            // Still a working deque.
+            // SAFETY: owner thread.
+            unsafe { deque.push(ptr(&values[0])) };
+            assert_eq!(deque.steal(), Steal::Success(ptr(&values[0])));
+        }
+    }
+
+    /// A thief that is announced (between its load of the buffer and its last read of it)
+    /// keeps the owner from freeing retired buffers; the next empty pop after it withdrew frees
+    /// them.
+    #[test]
+    fn an_announced_thief_keeps_retired_buffers_alive() {
+        // Enough to grow past `SHRINK_ABOVE` from 2 slots (several times, so that buffers
+        // are retired), also with the small `SHRINK_ABOVE` of Miri.
+        let values = items(4 * SHRINK_ABOVE + 1);
+        let deque = Deque::with_capacity(2);
+        // Stand in for a thief stopped between its announcement and its withdrawal.
+        deque.stealers.fetch_add(1, Ordering::Relaxed);
+        for v in &values {
+            // SAFETY: owner thread.
+            unsafe { deque.push(ptr(v)) };
+        }
+        // SAFETY: owner thread.
+        while unsafe { deque.pop() }.is_some() {}
+        assert_eq!(deque.capacity(), 2, "shrunk all the same");
+        assert!(deque.retired_buffers() > 0, "nothing freed under a thief");
+        deque.stealers.fetch_sub(1, Ordering::Relaxed);
+        // SAFETY: owner thread.
+        assert_eq!(unsafe { deque.pop() }, None);
+        assert_eq!(deque.retired_buffers(), 0, "freed once the thief withdrew");
     }
 
     /// The owner pushes and pops while thieves steal; every item is taken exactly once, including
@@ -484,6 +724,48 @@ mod loom_tests {
             got.extend(thief.join().unwrap());
             got.sort_unstable();
             assert_eq!(got, vec![1, 2, 3]);
+        });
+    }
+
+    /// The owner grows the buffer, then empties the deque (which shrinks it), while a thief
+    /// steals: every item is taken exactly once, and no buffer is freed while the thief may
+    /// read it (`Buffer::alive` turns such a free into a causality violation). Planting
+    /// either bug the protocol guards against makes this model fail: the thief announcing
+    /// itself after it loaded the buffer, or the owner freeing without checking `stealers`.
+    #[test]
+    fn grow_and_shrink_free_no_buffer_under_a_thief() {
+        loom::model(|| {
+            let deque = Arc::new(Deque::with_capacity(2));
+            // SAFETY: owner thread (the model's main thread).
+            unsafe {
+                deque.push(leak(1));
+                deque.push(leak(2));
+            }
+            let thief = {
+                let deque = Arc::clone(&deque);
+                thread::spawn(move || match deque.steal() {
+                    Steal::Success(p) => vec![value(p)],
+                    _ => vec![],
+                })
+            };
+            let mut got = Vec::new();
+            // SAFETY: owner thread.
+            unsafe {
+                // Grows from 2 to 4 slots (unless the thief already took one).
+                deque.push(leak(3));
+                // Empties the deque: the last pop finds it empty and shrinks it back to 2.
+                while let Some(p) = deque.pop() {
+                    got.push(value(p));
+                }
+                deque.push(leak(4));
+            }
+            got.extend(thief.join().unwrap());
+            // SAFETY: owner thread.
+            while let Some(p) = unsafe { deque.pop() } {
+                got.push(value(p));
+            }
+            got.sort_unstable();
+            assert_eq!(got, vec![1, 2, 3, 4]);
         });
     }
 

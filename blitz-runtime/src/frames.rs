@@ -203,8 +203,9 @@ mod loom_tests {
 
     use crate::latch::CoreLatch;
     use crate::registry::loom_tests::release;
-    use crate::registry::{Handlers, REQUEST_RAISED, Registry, Worker};
+    use crate::registry::{REQUEST_RAISED, Registry, Worker};
     use crate::sync::Ordering;
+    use crate::threads::Handlers;
 
     /// Runs `owner_side` on worker 0 while worker 1 idles (and steals) until it returns.
     fn with_thief(owner_side: impl FnOnce(&Worker)) {

@@ -17,7 +17,7 @@ use std::ptr::NonNull;
 
 use crate::latch::Latch;
 use crate::registry::Worker;
-use crate::unwind::AbortIfPanic;
+use crate::unwind::{AbortOnUnwind, drop_quietly};
 
 /// The common prefix of every job: how to run it.
 pub(crate) struct JobHeader {
@@ -76,6 +76,16 @@ impl<T> JobResult<T> {
         match panic::catch_unwind(AssertUnwindSafe(func)) {
             Ok(value) => JobResult::Ok(value),
             Err(payload) => JobResult::Panic(payload),
+        }
+    }
+
+    /// Throws away the value or payload without letting its `Drop` unwind (see
+    /// [`drop_quietly`]).
+    pub(crate) fn discard(self) {
+        match self {
+            JobResult::Ok(value) => drop_quietly(value),
+            JobResult::Panic(payload) => drop_quietly(payload),
+            JobResult::None => {}
         }
     }
 
@@ -155,10 +165,20 @@ where
     /// The latch must have been observed set (which orders the executor's write of the result
     /// before this read), and the result not taken before.
     pub(crate) unsafe fn take_result(&self) -> R {
+        // SAFETY: the caller's contract is ours.
+        unsafe { self.take_job_result() }.into_return_value()
+    }
+
+    /// Takes the job's result after its latch was set, as a [`JobResult`]: for callers that
+    /// must choose between it and another panic.
+    ///
+    /// # Safety
+    ///
+    /// As for [`take_result`](Self::take_result).
+    pub(crate) unsafe fn take_job_result(&self) -> JobResult<R> {
         // SAFETY: the executor finished writing before setting the latch; nobody else touches
         // the cell afterwards.
-        let result = unsafe { std::mem::replace(&mut *self.result.get(), JobResult::None) };
-        result.into_return_value()
+        unsafe { std::mem::replace(&mut *self.result.get(), JobResult::None) }
     }
 
     /// # Safety
@@ -168,7 +188,7 @@ where
         // SAFETY: `this` is the header, the first field of the job (repr(C)).
         let this = unsafe { this.cast::<Self>().as_ref() };
         // Unwinding out of here would leave the creator waiting forever on a latch nobody sets.
-        let abort = AbortIfPanic;
+        let abort = AbortOnUnwind::new("a stack job unwound between running and setting its latch");
         // SAFETY: the job runs exactly once and the creator does not touch `func` or `result`
         // until the latch is set, so we have exclusive access to both cells.
         let func = unsafe { (*this.func.get()).take() }.expect("blitz: stack job ran twice");
@@ -177,7 +197,7 @@ where
         unsafe { *this.result.get() = result };
         // SAFETY: `this` stays alive until the latch is set; `set` is the last use of it.
         unsafe { Latch::set(&this.latch) };
-        std::mem::forget(abort);
+        abort.disarm();
     }
 }
 

@@ -31,16 +31,19 @@
 //! Both closures always finish before `join` unwinds. If `a` panics, the joiner still waits for
 //! `b` (running it itself if nobody stole it) and then re-throws `a`'s panic; if only `b`
 //! panics, its panic is re-thrown after `a` returned. With two panics, `a`'s wins (it is first
-//! in source order) and `b`'s payload is dropped.
+//! in source order) and `b`'s payload is dropped. Whatever the losing side left (a value or a
+//! payload) is dropped under `drop_quietly` before the winner's panic is re-thrown, so a
+//! panicking `Drop` there neither replaces the panic nor aborts.
 
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
 
-use crate::job::StackJob;
+use crate::job::{JobResult, StackJob};
 use crate::latch::{AsCoreLatch, Latch, OnceLatch};
 use crate::pool::global_registry;
 use crate::registry::{Worker, request_is_fresh};
 use crate::sync::{AtomicU8, Ordering};
+use crate::unwind::drop_quietly;
 
 /// What a fork point of generated code (`#[parallel]`) does: the answer of
 /// [`Worker::fork_mode`].
@@ -203,9 +206,14 @@ impl Worker {
         b: impl FnOnce(&Worker) -> RB,
     ) -> (RA, RB) {
         match result_a {
-            Ok(value_a) => (value_a, b(self)),
+            Ok(value_a) => then_b(value_a, || b(self)),
             Err(payload) => {
-                let _ = panic::catch_unwind(AssertUnwindSafe(|| b(self)));
+                // `b`'s value or payload is discarded without unwinding: `a`'s panic is the
+                // one that surfaces, whatever `b` left behind.
+                match panic::catch_unwind(AssertUnwindSafe(|| b(self))) {
+                    Ok(value_b) => drop_quietly(value_b),
+                    Err(payload_b) => drop_quietly(payload_b),
+                }
                 panic::resume_unwind(payload)
             }
         }
@@ -274,6 +282,10 @@ impl Worker {
                 // `b` must finish before we unwind out of the frame that owns it: if it is
                 // still on our deque, `wait_until` pops and runs it.
                 self.wait_until(&job_b.latch);
+                // Discarded here: left in `job_b`, it would be dropped while `a`'s panic
+                // unwinds, where a panicking `Drop` aborts.
+                // SAFETY: the latch is set.
+                unsafe { job_b.take_job_result() }.discard();
                 panic::resume_unwind(payload)
             }
         };
@@ -290,8 +302,7 @@ impl Worker {
                         self.arm_eager_publication();
                     }
                     // SAFETY: we popped its only `JobRef`: nobody else can reach it, it never ran.
-                    let value_b = unsafe { job_b.run_inline(self) };
-                    return (value_a, value_b);
+                    return then_b(value_a, || unsafe { job_b.run_inline(self) });
                 }
                 // An older promoted frame of ours, or injected work a nested wait parked on
                 // our deque.
@@ -309,7 +320,33 @@ impl Worker {
             self.arm_eager_publication();
         }
         // SAFETY: the latch is set.
-        (value_a, unsafe { job_b.take_result() })
+        match unsafe { job_b.take_job_result() } {
+            JobResult::Ok(value_b) => (value_a, value_b),
+            JobResult::Panic(payload) => {
+                // `a`'s value goes quietly, as in `finish_inline`.
+                drop_quietly(value_a);
+                panic::resume_unwind(payload)
+            }
+            JobResult::None => unreachable!("blitz: job result taken before the job ran"),
+        }
+    }
+}
+
+/// Runs `b` on this thread after `a` returned `value_a`. If `b` panics, `value_a` is dropped
+/// before the panic goes on, under `drop_quietly`: left in the frame, it would be dropped while
+/// `b`'s panic unwinds, where a panicking `Drop` aborts.
+#[inline(always)]
+fn then_b<RA, RB>(value_a: RA, b: impl FnOnce() -> RB) -> (RA, RB) {
+    if !std::mem::needs_drop::<RA>() {
+        // Nothing to drop (decided at compile time): the plain call.
+        return (value_a, b());
+    }
+    match panic::catch_unwind(AssertUnwindSafe(b)) {
+        Ok(value_b) => (value_a, value_b),
+        Err(payload) => {
+            drop_quietly(value_a);
+            panic::resume_unwind(payload)
+        }
     }
 }
 
@@ -364,6 +401,12 @@ fn timestamp() -> u64 {
 ///
 /// If either closure panics, `join` waits for the other one and then re-throws; if both panic,
 /// the panic of `a` is the one that propagates.
+///
+/// Called outside every pool, `join` runs on the global pool, created on first use; if it
+/// cannot be created (an invalid or too large `BLITZ_NUM_THREADS`, a thread the operating
+/// system refuses to start), `join` panics with the build error. Build a pool with
+/// [`ThreadPoolBuilder::build`](crate::ThreadPoolBuilder::build) and `install` into it to
+/// handle that error instead.
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,

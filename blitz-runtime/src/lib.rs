@@ -32,6 +32,7 @@ mod scope;
 pub(crate) mod sleep;
 mod spawn;
 pub(crate) mod sync;
+pub(crate) mod threads;
 pub(crate) mod unwind;
 
 pub use broadcast::{BroadcastContext, broadcast};

@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use crate::broadcast::{BroadcastContext, broadcast_in_worker};
-use crate::registry::{Handlers, Registry, Worker, main_loop};
+use crate::registry::{Registry, Worker};
 use crate::scope::{Scope, scope_in_worker};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::spawn_in;
+use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
 
 /// The environment variable that sets the default number of threads.
 ///
@@ -50,7 +51,8 @@ pub enum ThreadPoolBuildError {
         /// The largest supported number.
         max: usize,
     },
-    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer.
+    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer, or to one
+    /// too large to be a number at all (see its `Display`, which tells the two apart).
     InvalidEnvVar {
         /// The variable's name.
         name: &'static str,
@@ -72,6 +74,11 @@ impl fmt::Display for ThreadPoolBuildError {
                 "cannot build a pool of {requested} threads: at most {max} are supported \
                  (the sleep counters are 16 bits wide)"
             ),
+            ThreadPoolBuildError::InvalidEnvVar { name, value } if is_integer(value) => write!(
+                f,
+                "the environment variable {name} is set to {value:?}, which is too large: at \
+                 most {MAX_THREADS} threads are supported (0 means one per CPU)"
+            ),
             ThreadPoolBuildError::InvalidEnvVar { name, value } => write!(
                 f,
                 "invalid value {value:?} for the environment variable {name}: expected a \
@@ -89,6 +96,12 @@ impl fmt::Display for ThreadPoolBuildError {
     }
 }
 
+/// True if `value` is a non-negative integer in decimal (which `usize` may not hold).
+fn is_integer(value: &str) -> bool {
+    let digits = value.trim().strip_prefix('+').unwrap_or(value.trim());
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 impl std::error::Error for ThreadPoolBuildError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -97,8 +110,6 @@ impl std::error::Error for ThreadPoolBuildError {
         }
     }
 }
-
-type ThreadNameFn = dyn FnMut(usize) -> String;
 
 /// Configures and builds a [`ThreadPool`] (or the global pool).
 ///
@@ -148,13 +159,17 @@ impl ThreadPoolBuilder {
     }
 
     /// Names worker `i`'s thread `thread_name(i)`.
+    ///
+    /// If the closure panics, `build` stops and joins the workers it already started, then
+    /// resumes the panic.
     pub fn thread_name(mut self, thread_name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(thread_name));
         self
     }
 
     /// The stack size of each worker thread, in bytes (deep recursion may need more than the
-    /// platform default).
+    /// platform default). `0` (the default) means the platform default, as `0` threads means
+    /// the default count in [`num_threads`](Self::num_threads).
     ///
     /// ```
     /// let pool = blitz_runtime::ThreadPoolBuilder::new()
@@ -165,7 +180,8 @@ impl ThreadPoolBuilder {
     /// assert_eq!(pool.current_num_threads(), 2);
     /// ```
     pub fn stack_size(mut self, stack_size: usize) -> Self {
-        self.stack_size = Some(stack_size);
+        // Not `Some(0)`: the thread builder would round 0 up to the smallest stack it can make.
+        self.stack_size = (stack_size > 0).then_some(stack_size);
         self
     }
 
@@ -176,6 +192,10 @@ impl ThreadPoolBuilder {
     }
 
     /// Called on each worker thread, with its index, when the pool shuts down.
+    ///
+    /// The handler may still fork with `join` and `scope` (their work runs on the calling
+    /// worker), but `spawn` and `broadcast` on the exiting pool panic: its workers are exiting,
+    /// so that work would never run.
     pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.handlers.exit = Some(Box::new(handler));
         self
@@ -256,28 +276,8 @@ impl ThreadPoolBuilder {
     ) -> Result<(Arc<Registry>, Vec<JoinHandle<()>>), ThreadPoolBuildError> {
         let num_threads = self.resolve_num_threads()?;
         let registry = Registry::new(num_threads, std::mem::take(&mut self.handlers));
-        let mut threads = Vec::with_capacity(num_threads);
-        for index in 0..num_threads {
-            let mut builder = std::thread::Builder::new();
-            if let Some(name) = self.thread_name.as_mut() {
-                builder = builder.name(name(index));
-            }
-            if let Some(size) = self.stack_size {
-                builder = builder.stack_size(size);
-            }
-            let thread_registry = Arc::clone(&registry);
-            match builder.spawn(move || main_loop(thread_registry, index)) {
-                Ok(handle) => threads.push(handle),
-                Err(err) => {
-                    // Shut down the workers already started before reporting.
-                    registry.terminate();
-                    for handle in threads {
-                        let _ = handle.join();
-                    }
-                    return Err(ThreadPoolBuildError::ThreadSpawn(err));
-                }
-            }
-        }
+        let threads = start_workers(&registry, self.thread_name.as_deref_mut(), self.stack_size)
+            .map_err(ThreadPoolBuildError::ThreadSpawn)?;
         Ok((registry, threads))
     }
 }
@@ -334,8 +334,10 @@ fn resolve_num_threads(
 /// ```
 ///
 /// Dropping the pool waits for its pending work (including `spawn`ed jobs), wakes every worker
-/// and joins its thread. (If the last handle is dropped *on* one of the pool's own workers, the
-/// threads cannot be joined from there and exit on their own.)
+/// and joins its thread. Dropped on a worker thread (of this pool or any other), it returns at
+/// once instead: the pending work may need that very thread (a job that broadcasts on the
+/// dropping worker's pool, say), so waiting could hang. The workers then finish the pending
+/// work and exit, and a background thread joins them.
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
@@ -481,18 +483,7 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        self.registry.terminate();
-        let on_own_worker =
-            Worker::current().is_some_and(|w| Arc::ptr_eq(w.registry(), &self.registry));
-        if on_own_worker {
-            // A worker cannot join itself; the threads exit once idle.
-            return;
-        }
-        for handle in self.threads.drain(..) {
-            // A worker thread only ends by returning from its main loop (jobs catch panics),
-            // so an error here means a handler aborted the unwind elsewhere: nothing to do.
-            let _ = handle.join();
-        }
+        release_workers(&self.registry, std::mem::take(&mut self.threads));
     }
 }
 
@@ -565,6 +556,15 @@ mod tests {
         assert!(message.contains("BLITZ_NUM_THREADS"), "{message}");
         assert!(message.contains("\"lots\""), "{message}");
         assert!(resolve_num_threads(None, Some("-1"), 2).is_err());
+    }
+
+    #[test]
+    fn env_value_too_large_for_an_integer_says_too_large() {
+        let err = resolve_num_threads(None, Some("99999999999999999999"), 2).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("too large"), "{message}");
+        assert!(message.contains("BLITZ_NUM_THREADS"), "{message}");
+        assert!(message.contains("65535"), "{message}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The registry: the shared state of one pool (deques, injector, sleep manager), the
-//! per-thread [`Worker`] context, and the worker main loop.
+//! The registry: the shared state of one pool (deques, injector, sleep manager) and the
+//! per-thread [`Worker`] context. (The worker threads, their main loop and the pool's handlers
+//! are in `threads`.)
 //!
 //! # Work-finding order (seed 001)
 //!
@@ -24,7 +25,6 @@
 //! publishes at once and wakes them. The outermost fork of a new call tree, and a few outermost
 //! forks after it (see [`Worker::eager_armed`]), are published without being asked.
 
-use std::any::Any;
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ptr;
@@ -38,6 +38,7 @@ use crate::job::{JobHeader, JobRef, StackJob};
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
 use crate::sleep::Sleep;
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
+use crate::threads::Handlers;
 
 use crossbeam_utils::CachePadded;
 
@@ -63,7 +64,7 @@ pub(crate) fn record_window(num_threads: usize) -> usize {
     1 + num_threads.next_power_of_two().trailing_zeros() as usize
 }
 
-use crate::unwind::AbortIfPanic;
+use crate::unwind::AbortOnUnwind;
 
 /// The most forks beyond the window that `Worker::join` records before it has seen one of them
 /// wasted; a recorded fork left unpromoted spends one, a promotion earns
@@ -108,19 +109,6 @@ pub(crate) const REQUEST_REFILL: u8 = 3;
 #[inline]
 pub(crate) const fn request_is_fresh(state: u8) -> bool {
     state & 1 != 0
-}
-
-/// Called with a panic payload that escaped a spawned task or a handler.
-pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
-/// Called with the worker's index on its thread, at start or exit.
-pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
-
-/// The per-pool callbacks taken from the builder.
-#[derive(Default)]
-pub(crate) struct Handlers {
-    pub(crate) panic: Option<Box<PanicHandler>>,
-    pub(crate) start: Option<Box<ThreadHandler>>,
-    pub(crate) exit: Option<Box<ThreadHandler>>,
 }
 
 /// Per-worker state that other threads reach through the registry.
@@ -276,12 +264,42 @@ impl Registry {
     }
 
     /// Keeps the pool alive for one more pending job (see `terminate`).
+    ///
+    /// # Panics
+    ///
+    /// If the pool has terminated: the job could never run (see [`Registry::accept_work`]).
     pub(crate) fn increment_terminate_count(&self) {
-        // Relaxed: the caller holds a count (the pool handle or a running job), so this cannot
-        // race with the count reaching zero.
-        let previous = self.terminate_count.fetch_add(1, Ordering::Relaxed);
-        debug_assert!(previous > 0, "blitz: terminate count revived after zero");
-        assert!(previous != usize::MAX, "blitz: terminate count overflow");
+        // Relaxed throughout: a caller that holds a count (the pool handle, a running spawned
+        // job) keeps it above zero; one that does not is a worker of this pool past its
+        // terminate latch (an exit handler), and that latch's acquire ordered it after the
+        // decrement to zero, so it reads zero (or nothing older). Zero is final. A CAS, not an
+        // add: two exit handlers adding at once would each revive the count for the other.
+        let mut count = self.terminate_count.load(Ordering::Relaxed);
+        loop {
+            if count == 0 {
+                shut_down_pool_rejects("spawn");
+            }
+            assert!(count != usize::MAX, "blitz: terminate count overflow");
+            match self.terminate_count.compare_exchange_weak(
+                count,
+                count + 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(current) => count = current,
+            }
+        }
+    }
+
+    /// Checks that work submitted now can still run: panics if the pool has terminated, which
+    /// the only threads that can still reach it, its workers' exit handlers, see (see
+    /// `increment_terminate_count` for why the load cannot be stale).
+    pub(crate) fn accept_work(&self, what: &str) {
+        // Relaxed: see `increment_terminate_count`.
+        if self.terminate_count.load(Ordering::Relaxed) == 0 {
+            shut_down_pool_rejects(what);
+        }
     }
 
     /// Drops one count; at zero, tells every worker to exit once it is idle.
@@ -297,35 +315,14 @@ impl Registry {
         }
     }
 
-    /// Reports a panic that has nowhere else to go (a spawned job, a start/exit handler): the
-    /// pool's panic handler, or abort if there is none.
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
-        match &self.handlers.panic {
-            Some(handler) => {
-                // A panicking panic handler has nowhere left to report to.
-                let abort = AbortIfPanic;
-                handler(payload);
-                std::mem::forget(abort);
-            }
-            None => {
-                let message = panic_message(&*payload);
-                eprintln!(
-                    "blitz: a spawned job panicked ({message}) and the pool has no panic \
-                     handler; aborting"
-                );
-                std::process::abort();
-            }
-        }
+    /// The callbacks taken from the builder.
+    pub(crate) fn handlers(&self) -> &Handlers {
+        &self.handlers
     }
 
-    /// Runs a start/exit handler, routing its panic to `handle_panic`.
-    fn run_thread_handler(&self, handler: &Option<Box<ThreadHandler>>, index: usize) {
-        if let Some(handler) = handler
-            && let Err(payload) =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(index)))
-        {
-            self.handle_panic(payload);
-        }
+    /// The latch worker `index`'s main loop waits on: set when the pool terminates.
+    pub(crate) fn terminate_latch(&self, index: usize) -> &CoreLatch {
+        &self.thread_infos[index].terminate
     }
 
     /// An idle worker asks every peer to promote a private frame (see the module docs).
@@ -363,15 +360,15 @@ impl Registry {
     }
 }
 
-/// A readable message from a panic payload.
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s
-    } else {
-        "non-string payload"
-    }
+/// Rejects work submitted to a pool that has terminated (from a worker's exit handler): its
+/// workers are exiting, so it would never run.
+#[cold]
+#[track_caller]
+fn shut_down_pool_rejects(what: &str) -> ! {
+    panic!(
+        "blitz: {what} on a thread pool that is shutting down: work submitted from an exit \
+         handler would never run"
+    )
 }
 
 thread_local! {
@@ -487,6 +484,21 @@ impl Worker {
         unsafe { worker.as_ref() }
     }
 
+    /// Makes `worker` the current thread's worker, until [`Worker::leave_thread`]. Only a
+    /// worker's main loop calls this, on its own thread, for a worker that lives on its stack
+    /// until after `leave_thread`.
+    pub(crate) fn enter_thread(worker: &Worker) {
+        CURRENT_WORKER.with(|current| {
+            debug_assert!(current.get().is_null());
+            current.set(worker);
+        });
+    }
+
+    /// Ends [`Worker::enter_thread`]: the thread is no longer a worker.
+    pub(crate) fn leave_thread() {
+        CURRENT_WORKER.with(|current| current.set(ptr::null()));
+    }
+
     /// Calls `f` with the worker running on the current thread, or `None` outside a pool.
     ///
     /// ```
@@ -516,6 +528,12 @@ impl Worker {
     fn deque(&self) -> &Deque<JobHeader> {
         // SAFETY: points into `self.registry`, which `self` keeps alive.
         unsafe { &*self.deque }
+    }
+
+    /// The capacity of this worker's deque buffer (for tests of its shrinking).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn deque_capacity(&self) -> usize {
+        self.deque().capacity()
     }
 
     /// Pushes a job onto this worker's deque and lets the sleep manager wake a thief.
@@ -783,6 +801,18 @@ impl Worker {
 
     #[cold]
     fn wait_until_cold(&self, latch: &CoreLatch) {
+        // The caller's frame holds what `latch` guards (a stack job, a scope): an unwind out of
+        // here would free it while the thread that sets the latch still uses it.
+        let abort = AbortOnUnwind::new(
+            "a panic escaped a job run by a waiting worker (a bug in the runtime: jobs catch \
+             their own panics)",
+        );
+        self.wait_until_loop(latch);
+        abort.disarm();
+    }
+
+    #[inline(always)]
+    fn wait_until_loop(&self, latch: &CoreLatch) {
         'outer: while !latch.probe() {
             // While we wait, our private frames further down the stack are the only work we
             // could offer a peer that asks.
@@ -813,166 +843,5 @@ impl Worker {
     }
 }
 
-/// The body of every worker thread: run work until the pool terminates.
-pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
-    let worker = Worker::new(Arc::clone(&registry), index);
-    CURRENT_WORKER.with(|current| {
-        debug_assert!(current.get().is_null());
-        current.set(&worker);
-    });
-    registry.run_thread_handler(&registry.handlers.start, index);
-
-    worker.wait_until(&registry.thread_infos[index].terminate);
-
-    // Termination happens only when no job can still be pending (the terminate count), so our
-    // deque is empty.
-    debug_assert!(worker.take_local_job().is_none());
-    registry.run_thread_handler(&registry.handlers.exit, index);
-    CURRENT_WORKER.with(|current| current.set(ptr::null()));
-}
-
 #[cfg(all(test, loom))]
-pub(crate) mod loom_tests {
-    //! Models of the sleep protocol with real workers' waiting code: loom threads play the
-    //! workers (no OS threads are started; `Worker::new` does not touch the thread-local).
-    use super::*;
-    use crate::latch::Latch;
-    use loom::thread;
-
-    fn registry(num_threads: usize) -> Arc<Registry> {
-        Registry::new(num_threads, Handlers::default())
-    }
-
-    /// A heap job that sets `ran` when it runs; the poster blocks on `ran`, so a lost wake-up
-    /// leaves every thread blocked and loom reports the deadlock.
-    fn job_setting(ran: &Arc<LockLatch>) -> JobRef {
-        let ran = Arc::clone(ran);
-        let job = crate::job::HeapJob::new(move |_: &Worker| {
-            // SAFETY: alive (Arc).
-            unsafe { LockLatch::set(&*ran) };
-        });
-        // SAFETY: executed exactly once, by whichever worker takes it.
-        unsafe { job.into_job_ref() }
-    }
-
-    /// Ends a model: sets worker `index`'s wait latch and wakes it if it sleeps.
-    pub(crate) fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
-        // SAFETY: `latch` is alive for the call.
-        if unsafe { CoreLatch::set(latch) } {
-            registry.notify_worker_latch_is_set(index);
-        }
-    }
-
-    /// ERRATA 1 on the real code path: worker 1 is idle and goes through the sleep rounds
-    /// while worker 0 pushes a job onto its own deque and then blocks until the job has been
-    /// *stolen and run* (it never runs the job itself). If the poster's wake-up were lost, both
-    /// would block forever and loom would report a deadlock. (Planting the reference design's
-    /// inert JEC, "increment if even" on both sides, makes this model fail.)
-    #[test]
-    fn internal_job_wakes_a_worker_going_to_sleep() {
-        loom::model(|| {
-            let registry = registry(2);
-            let ran = Arc::new(LockLatch::new());
-            let done = Arc::new(CoreLatch::new());
-            let thief = {
-                let registry = Arc::clone(&registry);
-                let done = Arc::clone(&done);
-                thread::spawn(move || {
-                    let worker = Worker::new(Arc::clone(&registry), 1);
-                    // Wait on a latch nobody sets until the end: the worker must find the job.
-                    worker.wait_until(&*done);
-                })
-            };
-            let poster = Worker::new(Arc::clone(&registry), 0);
-            poster.push(job_setting(&ran));
-            ran.wait();
-            release(&registry, &done, 1);
-            thief.join().unwrap();
-        });
-    }
-
-    /// A job injected from outside while the only worker heads to sleep (fences #1 and #2): the
-    /// injector must wake it, since nobody else will run the job.
-    #[test]
-    fn injected_job_wakes_a_worker_going_to_sleep() {
-        loom::model(|| {
-            let registry = registry(1);
-            // Start from an active JEC (as after earlier work), where only the fences protect
-            // the injected job.
-            registry.sleep.new_internal_jobs(1, true);
-            let ran = Arc::new(LockLatch::new());
-            let done = Arc::new(CoreLatch::new());
-            let worker_thread = {
-                let registry = Arc::clone(&registry);
-                let done = Arc::clone(&done);
-                thread::spawn(move || {
-                    let worker = Worker::new(Arc::clone(&registry), 0);
-                    worker.wait_until(&*done);
-                })
-            };
-            registry.inject(job_setting(&ran));
-            ran.wait();
-            release(&registry, &done, 0);
-            worker_thread.join().unwrap();
-        });
-    }
-
-    /// A broadcast job for a worker that is going to sleep: the broadcaster must wake it. The
-    /// broadcaster blocks on a `LockLatch` (not the worker wait, whose wake cascade could hide
-    /// a lost wake-up), so if the targeted worker slept through the push, loom reports a
-    /// deadlock. (Removing the wake loop of `inject_broadcast` makes this model fail.)
-    #[test]
-    fn broadcast_wakes_a_worker_going_to_sleep() {
-        loom::model(|| {
-            let registry = registry(2);
-            let ran = Arc::new(LockLatch::new());
-            let done = Arc::new(CoreLatch::new());
-            let sleeper = {
-                let registry = Arc::clone(&registry);
-                let done = Arc::clone(&done);
-                thread::spawn(move || {
-                    let worker = Worker::new(Arc::clone(&registry), 1);
-                    worker.wait_until(&*done);
-                })
-            };
-            let broadcaster = Worker::new(Arc::clone(&registry), 0);
-            let own = crate::job::HeapJob::new(|_: &Worker| {});
-            // SAFETY: executed below by the broadcaster itself, exactly once.
-            let own = unsafe { own.into_job_ref() };
-            registry.inject_broadcast([own, job_setting(&ran)].into_iter());
-            ran.wait();
-            let mine = broadcaster.take_broadcast_job();
-            assert_eq!(mine, Some(own), "job 0 is for worker 0 only");
-            broadcaster.execute(own);
-            release(&registry, &done, 1);
-            sleeper.join().unwrap();
-        });
-    }
-
-    /// OnceLatch set vs a worker waiting on it (ERRATA 5: the waiter goes to sleep on the
-    /// latch): the setter must wake it, and the waiter sees the data written before `set`.
-    #[test]
-    fn once_latch_set_vs_wait() {
-        loom::model(|| {
-            let registry = registry(2);
-            let data = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
-            let owner = Worker::new(Arc::clone(&registry), 0);
-            let latch = OnceLatch::new(&owner);
-            let latch_ptr = &latch as *const OnceLatch<'_> as usize;
-            let setter = {
-                let registry = Arc::clone(&registry);
-                let data = Arc::clone(&data);
-                thread::spawn(move || {
-                    let _worker = Worker::new(registry, 1);
-                    data.store(7, Ordering::Relaxed);
-                    // SAFETY: the owner waits for this latch before leaving the frame that
-                    // holds it, and joins this thread before that.
-                    unsafe { OnceLatch::set(latch_ptr as *const OnceLatch<'_>) };
-                })
-            };
-            owner.wait_until(&latch);
-            assert_eq!(data.load(Ordering::Relaxed), 7);
-            setter.join().unwrap();
-        });
-    }
-}
+pub(crate) mod loom_tests;

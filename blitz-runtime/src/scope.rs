@@ -17,7 +17,8 @@
 //!
 //! A panicking task does not stop the others. The first panic (of a task, or of the scope's
 //! body) is kept; once every task has finished, the scope re-throws it to its caller. Later
-//! payloads are dropped.
+//! payloads are dropped where they lost, under [`drop_quietly`]: a payload whose `Drop` panics
+//! cannot skip a task's decrement or the owner's wait.
 
 use std::any::Any;
 use std::marker::PhantomData;
@@ -30,6 +31,7 @@ use crate::join::with_worker;
 use crate::latch::{CountLatch, Latch};
 use crate::registry::{Registry, Worker};
 use crate::sync::{AtomicPtr, Ordering};
+use crate::unwind::drop_quietly;
 
 /// A scope in which tasks borrowing from the enclosing stack frame can be spawned; see
 /// [`scope`].
@@ -124,7 +126,12 @@ where
     // SAFETY: the body's own count; `scope` lives on in this frame until after the wait.
     unsafe { Latch::set(&scope.job_completed_latch) };
     scope.job_completed_latch.wait(Some(owner));
-    scope.maybe_propagate_panic();
+    if let Some(payload) = scope.take_panic() {
+        // The body's value is discarded here, not while the panic unwinds this frame (where
+        // a panicking `Drop` would abort).
+        drop_quietly(result);
+        panic::resume_unwind(payload);
+    }
     // No panic was stored, so `op` returned.
     result.expect("blitz: scope body panicked without a stored payload")
 }
@@ -180,6 +187,10 @@ impl<'scope> Scope<'scope> {
     }
 
     /// Records `payload` if it is the first panic of this scope; drops it otherwise.
+    ///
+    /// Never unwinds, even if the losing payload's `Drop` panics: the caller still has to
+    /// drop its count (a task) or wait for the tasks (the body), and an unwind here would
+    /// skip that, leaving the scope waiting forever or returning while tasks still run.
     fn job_panicked(&self, payload: Box<dyn Any + Send>) {
         let boxed = Box::into_raw(Box::new(payload));
         // Release (success): publishes the payload box to the owner's acquire swap in
@@ -191,20 +202,20 @@ impl<'scope> Scope<'scope> {
             .is_err()
         {
             // SAFETY: `boxed` came from `Box::into_raw` above and was never published.
-            drop(unsafe { Box::from_raw(boxed) });
+            drop_quietly(unsafe { Box::from_raw(boxed) });
         }
     }
 
-    /// After every task finished: re-throws the first panic, if any.
-    fn maybe_propagate_panic(&self) {
+    /// After every task finished: takes the first panic, if any.
+    fn take_panic(&self) -> Option<Box<dyn Any + Send>> {
         // Acquire: pairs with the release CAS in `job_panicked` so the payload is visible.
         let payload = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
-        if !payload.is_null() {
-            // SAFETY: a non-null pointer was published by `job_panicked` from `Box::into_raw`,
-            // and the swap made us its only owner.
-            let payload = unsafe { Box::from_raw(payload) };
-            panic::resume_unwind(*payload);
+        if payload.is_null() {
+            return None;
         }
+        // SAFETY: a non-null pointer was published by `job_panicked` from `Box::into_raw`,
+        // and the swap made us its only owner.
+        Some(*unsafe { Box::from_raw(payload) })
     }
 }
 
@@ -215,8 +226,8 @@ impl Drop for Scope<'_> {
         // Relaxed: `&mut self` means no other thread can access the slot any more.
         let payload = self.panic.swap(ptr::null_mut(), Ordering::Relaxed);
         if !payload.is_null() {
-            // SAFETY: as in `maybe_propagate_panic`.
-            drop(unsafe { Box::from_raw(payload) });
+            // SAFETY: as in `take_panic`.
+            drop_quietly(unsafe { Box::from_raw(payload) });
         }
     }
 }
@@ -252,5 +263,54 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.downcast_ref::<&str>(), Some(&"task"));
         assert_eq!(ran.into_inner(), 10);
+    }
+
+    /// A payload whose `Drop` panics (and records that it ran).
+    struct DropBomb(&'static std::sync::atomic::AtomicBool);
+
+    impl Drop for DropBomb {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+            panic!("drop of the body's payload");
+        }
+    }
+
+    /// The body panics after a task did, so its payload loses and is dropped, and that drop
+    /// panics: the scope must still wait for its other task, and re-throw the task's panic.
+    #[test]
+    fn losing_body_payload_with_panicking_drop_does_not_end_the_scope_early() {
+        use std::sync::atomic::AtomicBool;
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        static DROPPING: AtomicBool = AtomicBool::new(false);
+        let dropping = &DROPPING;
+        let slow_task_done = AtomicBool::new(false);
+        let err = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                scope(|s| {
+                    s.spawn(|_| panic!("first"));
+                    s.spawn(|_| {
+                        // Still running while the body's payload is dropped: the scope must
+                        // not return before this task finishes.
+                        while !dropping.load(Ordering::Acquire) {
+                            std::hint::spin_loop();
+                        }
+                        // Not an assertion on time: only makes a scope that returns early
+                        // (the bug) observably early.
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                        slow_task_done.store(true, Ordering::Release);
+                    });
+                    // Wait until the first task's panic is recorded, so the body's loses.
+                    while s.panic.load(Ordering::Acquire).is_null() {
+                        std::hint::spin_loop();
+                    }
+                    panic::panic_any(DropBomb(dropping));
+                })
+            })
+        }))
+        .unwrap_err();
+        let done = slow_task_done.load(Ordering::Acquire);
+        let message = err.downcast_ref::<&str>().copied();
+        assert!(done, "the scope returned while a task still ran");
+        assert_eq!(message, Some("first"), "the first panic surfaces");
     }
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use crate::job::HeapJob;
 use crate::pool::global_registry;
 use crate::registry::{Registry, Worker};
+use crate::threads::PanicSource;
 
 /// Runs `func` asynchronously on the current pool (the pool of the current worker thread, or
 /// the global pool from outside every pool), without waiting for it.
@@ -37,7 +38,10 @@ use crate::registry::{Registry, Worker};
 /// # Panics
 ///
 /// A panic in `func` cannot propagate to anyone: it is passed to the pool's panic handler, and
-/// if the pool has none, **the process aborts**. The global pool has no panic handler unless
+/// if the pool has none, **the process aborts**.
+///
+/// Called from a pool's exit handler on that pool (whose workers are exiting, so `func`
+/// would never run), `spawn` panics instead of losing `func`. The global pool has no panic handler unless
 /// one was configured with [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global).
 pub fn spawn<F>(func: F)
 where
@@ -60,7 +64,7 @@ where
     let job_registry = Arc::clone(registry);
     let job = HeapJob::new(move |_: &Worker| {
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(func)) {
-            job_registry.handle_panic(payload);
+            job_registry.handle_panic(payload, PanicSource::SpawnedTask);
         }
         // The job is done: release the pool.
         job_registry.terminate();
@@ -94,5 +98,43 @@ mod tests {
         }
         drop(pool);
         assert_eq!(count.load(Ordering::Relaxed), 200);
+    }
+
+    /// A burst of spawns from one worker grows its deque far past `SHRINK_ABOVE`; once the
+    /// burst is over, every worker's deque is back to a small buffer (each shrinks at its first
+    /// pop that finds it empty, which comes before it takes the broadcast job below).
+    #[test]
+    fn deques_shrink_after_a_burst_of_spawns() {
+        use crate::deque::SHRINK_ABOVE;
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let burst = if cfg!(miri) { 200 } else { 50 * SHRINK_ABOVE };
+        // What a shrunk deque holds: its initial 64 slots, or more if that is larger.
+        let small = SHRINK_ABOVE.max(64);
+        let done = Arc::new(AtomicUsize::new(0));
+        let grown = {
+            let done = Arc::clone(&done);
+            pool.install_with_worker(move |w| {
+                for _ in 0..burst {
+                    let done = Arc::clone(&done);
+                    spawn(move || {
+                        done.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+                w.deque_capacity()
+            })
+        };
+        // (Under Miri the peer may keep up with the burst.)
+        assert!(
+            cfg!(miri) || grown > small,
+            "the burst grew a deque ({grown} slots)"
+        );
+        while done.load(Ordering::Relaxed) < burst {
+            std::thread::yield_now();
+        }
+        let capacities = pool.broadcast(|ctx| ctx.worker().deque_capacity());
+        assert!(
+            capacities.iter().all(|&c| c <= small),
+            "deques after the burst: {capacities:?}"
+        );
     }
 }

@@ -18,6 +18,11 @@
 //! 3 workers. More workers than CPUs is the point: most of them are then descheduled at any
 //! moment, which is when a scheduler's races show.
 //!
+//! `--faults` mixes fault operations into the random ones (one in four, on the shared pools;
+//! see `faults.rs`): panic payloads and results whose `Drop` panics, pools dropped on a worker
+//! of another pool, exit handlers that submit work, thread-name closures that panic. The
+//! summary then also counts fault operations and faults injected.
+//!
 //! A watchdog fails the run (exit code 2) if any single operation takes more than 10 s (a
 //! hang), naming the operation and the pool size. Prints the counts of operations, panics
 //! caught, pools and mismatches, in total and per pool size; exits with code 1 if any result
@@ -31,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use blitz::{ThreadPool, ThreadPoolBuilder};
 
+mod faults;
 mod workloads;
 use workloads::*;
 
@@ -41,7 +47,7 @@ const HANG_LIMIT: Duration = Duration::from_secs(10);
 const STACK_SIZE: usize = 32 << 20;
 
 /// The operations, by kind; the index is what [`run_op`] matches on.
-const OPS: [&str; 15] = [
+const OPS: [&str; 16] = [
     "join tree",
     "scope",
     "reduce",
@@ -57,7 +63,12 @@ const OPS: [&str; 15] = [
     "par_for in #[parallel]",
     "uneven loop",
     "yielding fib",
+    "fault injection",
 ];
+/// The kinds drawn at random: all but [`FAULTS`].
+const NORMAL_KINDS: u64 = OPS.len() as u64 - 1;
+/// The kind of the fault operations of `--faults` (see `faults.rs`).
+const FAULTS: usize = 15;
 /// The kind that builds a pool of its own, runs operations of the other kinds on it and drops
 /// it (see [`fresh_pool`]).
 const FRESH_POOL: usize = 8;
@@ -492,7 +503,7 @@ fn fresh_pool(threads: usize, rng: &mut Rng, stats: &Stats, current: &Slot) {
 
 /// A random operation kind other than [`FRESH_POOL`].
 fn other_kind(rng: &mut Rng) -> usize {
-    let kind = rng.below(OPS.len() as u64 - 1) as usize;
+    let kind = rng.below(NORMAL_KINDS - 1) as usize;
     kind + usize::from(kind >= FRESH_POOL)
 }
 
@@ -513,15 +524,18 @@ struct Options {
     shared: Option<Vec<usize>>,
     /// The sizes the created-and-dropped pools draw from.
     fresh: Vec<usize>,
+    /// Mix fault operations in (`--faults`).
+    faults: bool,
 }
 
-const USAGE: &str = "usage: soak [--seconds N] [--threads P1,P2,..]";
+const USAGE: &str = "usage: soak [--seconds N] [--threads P1,P2,..] [--faults]";
 
 fn parse_args() -> Options {
     let mut options = Options {
         seconds: 60,
         shared: None,
         fresh: vec![1, 2, 3],
+        faults: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -548,6 +562,11 @@ fn parse_args() -> Options {
                 options.shared = Some(shared);
                 options.fresh = list;
             }
+            "--faults" => options.faults = true,
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
             other => panic!("unknown argument {other:?} ({USAGE})"),
         }
     }
@@ -558,13 +577,19 @@ fn main() {
     let options = parse_args();
     let seconds = options.seconds;
 
-    // Planted panics are expected: keep them off stderr, report everything else.
+    // Planted panics are expected: keep them off stderr, report everything else. So are, in
+    // fault mode, the runtime's rejections of work submitted from an exit handler.
     let default_hook = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
-        if !info.payload().is::<Planted>() {
+        let payload = info.payload();
+        let rejected = payload
+            .downcast_ref::<String>()
+            .is_some_and(|m| m.contains("on a thread pool that is shutting down"));
+        if !(payload.is::<Planted>() || payload.is::<faults::Bomb>() || rejected) {
             default_hook(info);
         }
     }));
+    let with_faults = options.faults;
 
     let build = |threads: Option<usize>| {
         let builder = ThreadPoolBuilder::new().stack_size(STACK_SIZE);
@@ -626,7 +651,11 @@ fn main() {
                 let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((t as u64 + 1) * 0x1234_5678_9ABC));
                 let slot = &slots[t];
                 while Instant::now() < deadline {
-                    let kind = rng.below(OPS.len() as u64) as usize;
+                    let kind = if with_faults && rng.below(4) == 0 {
+                        FAULTS
+                    } else {
+                        rng.below(NORMAL_KINDS) as usize
+                    };
                     let (threads, pool) = if kind == FRESH_POOL {
                         (fresh[rng.below(fresh.len() as u64) as usize], None)
                     } else {
@@ -638,6 +667,10 @@ fn main() {
                     slot.started
                         .store(start.elapsed().as_millis() as u64 + 1, Ordering::SeqCst);
                     let result = panic::catch_unwind(AssertUnwindSafe(|| match pool {
+                        Some(pool) if kind == FAULTS => {
+                            faults::run_fault(pool, &pools, &mut rng, stats.of(threads));
+                            stats.of(threads).ops[kind].fetch_add(1, Ordering::Relaxed);
+                        }
                         Some(pool) => {
                             run_op(kind, pool, &mut rng, stats.of(threads));
                             stats.of(threads).ops[kind].fetch_add(1, Ordering::Relaxed);
@@ -701,6 +734,14 @@ fn main() {
         stats.total(|s| s.pools_created.load(Ordering::SeqCst)),
         mismatches,
     );
+    if with_faults {
+        println!(
+            "soak: fault mode: {} fault operations, {} faults injected, {} mismatches, 0 hangs",
+            faults::FAULT_OPS.load(Ordering::SeqCst),
+            faults::FAULTS_INJECTED.load(Ordering::SeqCst),
+            mismatches,
+        );
+    }
     if mismatches > 0 {
         std::process::exit(1);
     }

@@ -1,0 +1,142 @@
+//! Models of the sleep protocol with real workers' waiting code: loom threads play the
+//! workers (no OS threads are started; `Worker::new` does not touch the thread-local).
+use super::*;
+use crate::latch::Latch;
+use loom::thread;
+
+fn registry(num_threads: usize) -> Arc<Registry> {
+    Registry::new(num_threads, Handlers::default())
+}
+
+/// A heap job that sets `ran` when it runs; the poster blocks on `ran`, so a lost wake-up
+/// leaves every thread blocked and loom reports the deadlock.
+fn job_setting(ran: &Arc<LockLatch>) -> JobRef {
+    let ran = Arc::clone(ran);
+    let job = crate::job::HeapJob::new(move |_: &Worker| {
+        // SAFETY: alive (Arc).
+        unsafe { LockLatch::set(&*ran) };
+    });
+    // SAFETY: executed exactly once, by whichever worker takes it.
+    unsafe { job.into_job_ref() }
+}
+
+/// Ends a model: sets worker `index`'s wait latch and wakes it if it sleeps.
+pub(crate) fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
+    // SAFETY: `latch` is alive for the call.
+    if unsafe { CoreLatch::set(latch) } {
+        registry.notify_worker_latch_is_set(index);
+    }
+}
+
+/// ERRATA 1 on the real code path: worker 1 is idle and goes through the sleep rounds
+/// while worker 0 pushes a job onto its own deque and then blocks until the job has been
+/// *stolen and run* (it never runs the job itself). If the poster's wake-up were lost, both
+/// would block forever and loom would report a deadlock. (Planting the reference design's
+/// inert JEC, "increment if even" on both sides, makes this model fail.)
+#[test]
+fn internal_job_wakes_a_worker_going_to_sleep() {
+    loom::model(|| {
+        let registry = registry(2);
+        let ran = Arc::new(LockLatch::new());
+        let done = Arc::new(CoreLatch::new());
+        let thief = {
+            let registry = Arc::clone(&registry);
+            let done = Arc::clone(&done);
+            thread::spawn(move || {
+                let worker = Worker::new(Arc::clone(&registry), 1);
+                // Wait on a latch nobody sets until the end: the worker must find the job.
+                worker.wait_until(&*done);
+            })
+        };
+        let poster = Worker::new(Arc::clone(&registry), 0);
+        poster.push(job_setting(&ran));
+        ran.wait();
+        release(&registry, &done, 1);
+        thief.join().unwrap();
+    });
+}
+
+/// A job injected from outside while the only worker heads to sleep (fences #1 and #2): the
+/// injector must wake it, since nobody else will run the job.
+#[test]
+fn injected_job_wakes_a_worker_going_to_sleep() {
+    loom::model(|| {
+        let registry = registry(1);
+        // Start from an active JEC (as after earlier work), where only the fences protect
+        // the injected job.
+        registry.sleep.new_internal_jobs(1, true);
+        let ran = Arc::new(LockLatch::new());
+        let done = Arc::new(CoreLatch::new());
+        let worker_thread = {
+            let registry = Arc::clone(&registry);
+            let done = Arc::clone(&done);
+            thread::spawn(move || {
+                let worker = Worker::new(Arc::clone(&registry), 0);
+                worker.wait_until(&*done);
+            })
+        };
+        registry.inject(job_setting(&ran));
+        ran.wait();
+        release(&registry, &done, 0);
+        worker_thread.join().unwrap();
+    });
+}
+
+/// A broadcast job for a worker that is going to sleep: the broadcaster must wake it. The
+/// broadcaster blocks on a `LockLatch` (not the worker wait, whose wake cascade could hide
+/// a lost wake-up), so if the targeted worker slept through the push, loom reports a
+/// deadlock. (Removing the wake loop of `inject_broadcast` makes this model fail.)
+#[test]
+fn broadcast_wakes_a_worker_going_to_sleep() {
+    loom::model(|| {
+        let registry = registry(2);
+        let ran = Arc::new(LockLatch::new());
+        let done = Arc::new(CoreLatch::new());
+        let sleeper = {
+            let registry = Arc::clone(&registry);
+            let done = Arc::clone(&done);
+            thread::spawn(move || {
+                let worker = Worker::new(Arc::clone(&registry), 1);
+                worker.wait_until(&*done);
+            })
+        };
+        let broadcaster = Worker::new(Arc::clone(&registry), 0);
+        let own = crate::job::HeapJob::new(|_: &Worker| {});
+        // SAFETY: executed below by the broadcaster itself, exactly once.
+        let own = unsafe { own.into_job_ref() };
+        registry.inject_broadcast([own, job_setting(&ran)].into_iter());
+        ran.wait();
+        let mine = broadcaster.take_broadcast_job();
+        assert_eq!(mine, Some(own), "job 0 is for worker 0 only");
+        broadcaster.execute(own);
+        release(&registry, &done, 1);
+        sleeper.join().unwrap();
+    });
+}
+
+/// OnceLatch set vs a worker waiting on it (ERRATA 5: the waiter goes to sleep on the
+/// latch): the setter must wake it, and the waiter sees the data written before `set`.
+#[test]
+fn once_latch_set_vs_wait() {
+    loom::model(|| {
+        let registry = registry(2);
+        let data = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+        let owner = Worker::new(Arc::clone(&registry), 0);
+        let latch = OnceLatch::new(&owner);
+        let latch_ptr = &latch as *const OnceLatch<'_> as usize;
+        let setter = {
+            let registry = Arc::clone(&registry);
+            let data = Arc::clone(&data);
+            thread::spawn(move || {
+                let _worker = Worker::new(registry, 1);
+                data.store(7, Ordering::Relaxed);
+                // SAFETY: the owner waits for this latch before leaving the frame that
+                // holds it, and joins this thread before that.
+                unsafe { OnceLatch::set(latch_ptr as *const OnceLatch<'_>) };
+            })
+        };
+        owner.wait_until(&latch);
+        assert_eq!(data.load(Ordering::Relaxed), 7);
+        setter.join().unwrap();
+    });
+}

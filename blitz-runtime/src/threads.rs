@@ -1,0 +1,216 @@
+//! Worker threads: starting a pool's workers, their main loop, the pool's handlers (panic,
+//! start, exit), and stopping and joining the workers.
+
+use std::any::Any;
+use std::fmt;
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::registry::{Registry, Worker};
+use crate::unwind::{AbortOnUnwind, abort};
+
+/// Called with a panic payload that escaped a spawned task or a handler.
+pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
+/// Called with the worker's index on its thread, at start or exit.
+pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
+/// Names worker `i`'s thread.
+pub(crate) type ThreadNameFn = dyn FnMut(usize) -> String;
+
+/// The per-pool callbacks taken from the builder.
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub(crate) panic: Option<Box<PanicHandler>>,
+    pub(crate) start: Option<Box<ThreadHandler>>,
+    pub(crate) exit: Option<Box<ThreadHandler>>,
+}
+
+/// A readable message from a panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "non-string payload"
+    }
+}
+
+/// Where a panic that nobody can catch came from: named in the abort message when the pool has
+/// no panic handler.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PanicSource {
+    /// A `spawn`ed task.
+    SpawnedTask,
+    /// The start handler, on the worker of that index.
+    StartHandler(usize),
+    /// The exit handler, on the worker of that index.
+    ExitHandler(usize),
+}
+
+impl fmt::Display for PanicSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PanicSource::SpawnedTask => write!(f, "a spawned task"),
+            PanicSource::StartHandler(index) => write!(f, "worker {index}'s start handler"),
+            PanicSource::ExitHandler(index) => write!(f, "worker {index}'s exit handler"),
+        }
+    }
+}
+
+impl Registry {
+    /// Reports a panic that has nowhere else to go (a spawned task, a start/exit handler): the
+    /// pool's panic handler, or abort if there is none.
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>, source: PanicSource) {
+        match &self.handlers().panic {
+            Some(handler) => {
+                // A panicking panic handler has nowhere left to report to.
+                let abort = AbortOnUnwind::new("the pool's panic handler panicked");
+                handler(payload);
+                abort.disarm();
+            }
+            None => {
+                let message = panic_message(&*payload);
+                abort(&format!(
+                    "{source} panicked ({message}) and the pool has no panic handler"
+                ));
+            }
+        }
+    }
+
+    /// Runs a start/exit handler, routing its panic to `handle_panic`.
+    fn run_thread_handler(
+        &self,
+        handler: &Option<Box<ThreadHandler>>,
+        index: usize,
+        source: PanicSource,
+    ) {
+        if let Some(handler) = handler
+            && let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| handler(index)))
+        {
+            self.handle_panic(payload, source);
+        }
+    }
+}
+
+/// Starts one thread per worker of `registry`, each running [`main_loop`].
+///
+/// A build that fails half-way leaves nothing running: if a thread cannot be started, or the
+/// `thread_name` closure panics, the workers already started are stopped and joined before the
+/// error is returned (or the panic resumed).
+pub(crate) fn start_workers(
+    registry: &Arc<Registry>,
+    mut thread_name: Option<&mut ThreadNameFn>,
+    stack_size: Option<usize>,
+) -> Result<Vec<JoinHandle<()>>, io::Error> {
+    let num_threads = registry.num_threads();
+    let mut threads = Vec::with_capacity(num_threads);
+    for index in 0..num_threads {
+        let mut builder = std::thread::Builder::new();
+        if let Some(name) = thread_name.as_mut() {
+            match panic::catch_unwind(AssertUnwindSafe(|| name(index))) {
+                Ok(name) => builder = builder.name(name),
+                Err(payload) => {
+                    stop_started_workers(registry, threads);
+                    panic::resume_unwind(payload);
+                }
+            }
+        }
+        if let Some(size) = stack_size {
+            builder = builder.stack_size(size);
+        }
+        let thread_registry = Arc::clone(registry);
+        match builder.spawn(move || main_loop(thread_registry, index)) {
+            Ok(handle) => threads.push(handle),
+            Err(err) => {
+                stop_started_workers(registry, threads);
+                return Err(err);
+            }
+        }
+    }
+    Ok(threads)
+}
+
+/// A build failed: terminates the pool (drops the count its handle would have held) and joins
+/// the workers started so far. They have run no job, so they exit at once.
+#[cold]
+fn stop_started_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
+    registry.terminate();
+    for handle in threads {
+        let _ = handle.join();
+    }
+}
+
+/// The body of every worker thread: run work until the pool terminates.
+pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
+    // A worker that unwinds out of here is gone, and every scope, join or pool drop waiting
+    // for work it holds waits forever: better a clear abort than a hang.
+    let abort = AbortOnUnwind::new(
+        "a panic escaped a worker's main loop (a bug in the runtime: jobs and handlers catch \
+         their own panics)",
+    );
+    let worker = Worker::new(Arc::clone(&registry), index);
+    Worker::enter_thread(&worker);
+    registry.run_thread_handler(
+        &registry.handlers().start,
+        index,
+        PanicSource::StartHandler(index),
+    );
+
+    worker.wait_until(registry.terminate_latch(index));
+
+    // Termination happens only when no job can still be pending (the terminate count), so our
+    // deque is empty.
+    debug_assert!(worker.take_local_job().is_none());
+    registry.run_thread_handler(
+        &registry.handlers().exit,
+        index,
+        PanicSource::ExitHandler(index),
+    );
+    Worker::leave_thread();
+    abort.disarm();
+}
+
+/// Releases the pool handle's hold on `registry` and disposes of its worker threads: joins
+/// them, or, on a worker thread of any pool, has a background thread join them.
+///
+/// A worker must not wait for the pool's threads: they may be waiting, directly or not, for
+/// the very thread that drops the pool (a pending job of the dropped pool that needs a
+/// broadcast on the dropping worker's pool, say), which would hang both. Rayon never joins;
+/// here the threads are still joined, only not on the dropping thread, so none outlives its
+/// pending work unnoticed.
+pub(crate) fn release_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
+    registry.terminate();
+    if Worker::current().is_some() {
+        join_in_background(threads);
+        return;
+    }
+    for handle in threads {
+        // A worker thread only ends by returning from its main loop (anything else aborts),
+        // so there is no error to report.
+        let _ = handle.join();
+    }
+}
+
+/// Joins `threads` on a new thread.
+fn join_in_background(threads: Vec<JoinHandle<()>>) {
+    if threads.is_empty() {
+        return;
+    }
+    let reaper = std::thread::Builder::new()
+        .name("blitz-pool-reaper".into())
+        .spawn(move || {
+            for handle in threads {
+                let _ = handle.join();
+            }
+        });
+    if let Err(err) = reaper {
+        // The handles were dropped with the closure: the workers are detached. They still
+        // exit once the pool's pending work is done.
+        eprintln!(
+            "blitz: could not start a thread to join a dropped pool's workers ({err}); they \
+             exit on their own once their pending work is done"
+        );
+    }
+}

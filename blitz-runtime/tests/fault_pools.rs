@@ -1,0 +1,139 @@
+//! Fault paths of pools used in unusual orders: dropped on a worker of another pool, given
+//! work from an exit handler, failing half-way through their build. Nothing may hang, lose
+//! work silently or leak a thread. See `common` for the harness.
+
+mod common;
+
+use std::panic;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+
+use blitz_runtime::ThreadPoolBuilder;
+
+use common::{Watchdog, describe, pool};
+
+// ---------------------------------------------------------------------------------------------
+// 4. Dropping a pool on a worker of another pool.
+
+/// Pool A's pending task needs every worker of pool B (a broadcast on B), and A is dropped on
+/// a worker of B. The drop must not wait for A's work (which waits for the dropping thread),
+/// and A's workers must still finish that work and exit.
+#[test]
+fn dropping_a_pool_on_a_worker_of_another_pool_does_not_wait_for_it() {
+    let _watchdog = Watchdog::arm("dropping_a_pool_on_a_worker_of_another_pool");
+    let b = Arc::new(pool(2));
+    let exited = Arc::new(AtomicUsize::new(0));
+    let a = {
+        let exited = Arc::clone(&exited);
+        ThreadPoolBuilder::new()
+            .num_threads(2)
+            .exit_handler(move |_| {
+                exited.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap()
+    };
+    let (done_tx, done_rx) = mpsc::channel();
+    b.install(|| {
+        let b_for_a = Arc::clone(&b);
+        a.spawn(move || {
+            let indices = b_for_a.broadcast(|ctx| ctx.index());
+            done_tx.send(indices).unwrap();
+        });
+        drop(a);
+    });
+    assert_eq!(done_rx.recv().unwrap(), vec![0, 1], "A's work ran");
+    // A's workers exit once their work is done (joined in the background).
+    while exited.load(Ordering::SeqCst) < 2 {
+        std::thread::yield_now();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Work submitted from an exit handler.
+
+/// An exit handler that tries `op` on its (terminating) pool; returns what each try panicked
+/// with, or "ran" if it did not panic.
+fn exit_handler_tries(op: fn()) -> Vec<String> {
+    let _watchdog = Watchdog::arm("exit_handler_tries");
+    let outcomes = Arc::new(Mutex::new(Vec::new()));
+    let pool = {
+        let outcomes = Arc::clone(&outcomes);
+        ThreadPoolBuilder::new()
+            .num_threads(2)
+            .exit_handler(move |_| {
+                let outcome = match panic::catch_unwind(op) {
+                    Ok(()) => "ran".to_string(),
+                    Err(payload) => describe(payload),
+                };
+                outcomes.lock().unwrap().push(outcome);
+            })
+            .build()
+            .unwrap()
+    };
+    pool.install(|| ());
+    drop(pool);
+    let outcomes = outcomes.lock().unwrap().clone();
+    assert_eq!(outcomes.len(), 2, "both exit handlers ran");
+    outcomes
+}
+
+#[test]
+fn spawn_from_an_exit_handler_is_rejected_with_a_clear_panic() {
+    for outcome in exit_handler_tries(|| blitz_runtime::spawn(|| ())) {
+        assert!(outcome.contains("shutting down"), "{outcome}");
+    }
+}
+
+#[test]
+fn broadcast_from_an_exit_handler_is_rejected_with_a_clear_panic() {
+    for outcome in exit_handler_tries(|| drop(blitz_runtime::broadcast(|ctx| ctx.index()))) {
+        assert!(outcome.contains("shutting down"), "{outcome}");
+    }
+}
+
+/// Work that completes on the calling worker alone still runs in an exit handler.
+#[test]
+fn join_and_scope_in_an_exit_handler_run() {
+    let outcomes = exit_handler_tries(|| {
+        assert_eq!(blitz_runtime::join(|| 1, || 2), (1, 2));
+        let mut x = 0;
+        blitz_runtime::scope(|s| s.spawn(|_| x = 3));
+        assert_eq!(x, 3);
+    });
+    assert_eq!(outcomes, vec!["ran", "ran"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. A failing build stops and joins the workers it started.
+
+#[test]
+fn panicking_thread_name_stops_the_workers_already_started() {
+    let _watchdog = Watchdog::arm("panicking_thread_name");
+    for _ in 0..50 {
+        // Held by the pool's handlers, so by every worker until it has exited.
+        let sentinel = Arc::new(());
+        let in_handler = Arc::clone(&sentinel);
+        let err = panic::catch_unwind(|| {
+            ThreadPoolBuilder::new()
+                .num_threads(3)
+                .thread_name(|i| {
+                    if i == 2 {
+                        panic!("no name for worker 2");
+                    }
+                    format!("named-{i}")
+                })
+                .start_handler(move |_| {
+                    let _ = &in_handler;
+                })
+                .build()
+        })
+        .unwrap_err();
+        assert_eq!(describe(err), "no name for worker 2");
+        assert_eq!(
+            Arc::strong_count(&sentinel),
+            1,
+            "the two started workers were joined"
+        );
+    }
+}
