@@ -69,8 +69,13 @@
 //! nested copy that names `Self`) looks the worker up once per call, a thread-local read.
 //!
 //! `#[parallel(cutoff = <bool expr over the parameters>)]` runs a fork-free clone of the body
-//! when the expression is true, so leaves pay nothing. `#[parallel(crate = path)]` (on every
-//! macro) names the facade when the dependency is renamed.
+//! when the expression is true, so leaves pay nothing.
+//!
+//! The generated code names this crate as your Cargo.toml does: `blitz` for the plain
+//! `blitz-par = ".."` line, `par` for `par = { package = "blitz-par", .. }`. A crate that
+//! re-exports Blitz and lets its users call the macros through its own path says where the
+//! facade is with `crate = path`, an argument of every macro:
+//! `#[parallel(crate = my_crate::blitz)]`, `fork_join!(crate = my_crate::blitz, ..)`.
 //!
 //! ## `fork_join!`: run a few expressions in parallel
 //!
@@ -116,6 +121,9 @@
 //! accumulator starting at the identity; the pieces' results are combined into `var` after the
 //! loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.
 #![deny(missing_docs)]
+
+// The macros name this crate `::blitz` when they expand inside it.
+extern crate self as blitz;
 
 pub use blitz_runtime::*;
 
