@@ -14,7 +14,7 @@
 //! assert_eq!(sum(&v), 500_000_500_000);
 //! ```
 //!
-//! The runtime ([`ThreadPool`], [`join`], [`Worker`]) comes from the `blitz-runtime` crate and
+//! The runtime ([`ThreadPool`], [`join`], [`Worker`]) comes from the `blitz-par-runtime` crate and
 //! is re-exported here, so users depend on `blitz` alone.
 //!
 //! The user guide and the description of the runtime's internals are in the repository's
@@ -132,9 +132,10 @@ pub use blitz_macros::{fork_join, par_for, parallel};
 /// What macro-generated code refers to. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use blitz_runtime::__private::{ForkMode, WorkRequestPoll};
     pub use blitz_runtime::{
-        ForkMode, IntoParallelSource, ParallelSource, WorkRequestPoll, Worker, chunks, chunks_mut,
-        enumerate, enumerate_mut, for_each_piece, reduce_pieces, with_worker,
+        IntoParallelSource, ParallelSource, Worker, chunks, chunks_mut, enumerate, enumerate_mut,
+        for_each_piece, reduce_pieces, with_worker,
     };
 
     /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a

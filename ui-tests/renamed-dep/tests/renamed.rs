@@ -13,7 +13,10 @@ fn count(n: u32) -> u64 {
 
 #[test]
 fn every_macro_expands_through_the_renamed_dependency() {
-    let pool = par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = par::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     assert_eq!(pool.install(|| fib(20)), 6765);
     assert_eq!(pool.install(|| both(10)), (55, 89, 144));
     let mut v: Vec<u64> = (0..1000).collect();
