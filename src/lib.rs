@@ -125,6 +125,11 @@
 // The macros name this crate `::blitz` when they expand inside it.
 extern crate self as blitz;
 
+// The README's Rust blocks run as doctests, so its first program compiles as shown.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use blitz_runtime::*;
 
 pub use blitz_macros::{fork_join, par_for, parallel};
