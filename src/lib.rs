@@ -1,5 +1,10 @@
 //! Blitz: fork-join parallelism for Rust on a low-overhead work-stealing runtime.
 //!
+//! The package is `blitz-par` (`blitz-par = "0.1"` in `[dependencies]`); the library is
+//! `blitz`. Most code needs only the three macros, [`parallel`], [`fork_join!`] and
+//! [`par_for!`], described [below](#the-macros); the runtime underneath can also be called
+//! directly:
+//!
 //! ```
 //! fn sum(v: &[u64]) -> u64 {
 //!     if v.len() <= 4096 {
