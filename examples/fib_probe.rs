@@ -1,10 +1,10 @@
-//! A probe for the fork fast path: fib with a hand-written `Worker::join` at every call, on a
-//! pool of a given size, for timing or for counting instructions under callgrind.
+//! A probe for the fork fast path: fib with a fork at every call, on a pool of a given size,
+//! for timing or for counting instructions under callgrind.
 //!
-//! `cargo run --release --example fib_probe -- [n] [seq|blitz|lazy] [threads]` (default 30
-//! blitz 1). `lazy` is the shape `#[parallel]` generates: `Worker::join` only where the fork
-//! could be promoted, plain recursion that polls for requests below (or the sequential fn,
-//! when the worker has nothing left to offer).
+//! `cargo run --release --example fib_probe -- [n] [seq|blitz|parallel] [threads]` (default 30
+//! blitz 1). `blitz` forks through a hand-written `Worker::join` at every call; `parallel` is
+//! the same fn under `#[blitz::parallel]`, whose generated code records a fork only where it
+//! could be promoted and otherwise recurses plainly, polling for requests from idle workers.
 fn fib_seq(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -20,24 +20,12 @@ fn fib(w: &blitz::Worker, n: u64) -> u64 {
     a + b
 }
 
-fn fib_plain(p: blitz::WorkRequestPoll<'_>, n: u64) -> u64 {
+#[blitz::parallel]
+fn fib_parallel(n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    p.poll();
-    fib_plain(p, n - 1) + fib_plain(p, n - 2)
-}
-
-fn fib_lazy(w: &blitz::Worker, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = match w.fork_mode() {
-        blitz::ForkMode::Join(w) => w.join(|w| fib_lazy(w, n - 1), |w| fib_lazy(w, n - 2)),
-        blitz::ForkMode::Plain(p) => (fib_plain(p, n - 1), fib_plain(p, n - 2)),
-        blitz::ForkMode::Serial => (fib_seq(n - 1), fib_seq(n - 2)),
-    };
-    a + b
+    fib_parallel(n - 1) + fib_parallel(n - 2)
 }
 
 fn main() {
@@ -52,7 +40,7 @@ fn main() {
     let start = std::time::Instant::now();
     let r = match mode.as_str() {
         "seq" => fib_seq(std::hint::black_box(n)),
-        "lazy" => pool.install_with_worker(|w| fib_lazy(w, std::hint::black_box(n))),
+        "parallel" => pool.install(|| fib_parallel(std::hint::black_box(n))),
         _ => pool.install_with_worker(|w| fib(w, std::hint::black_box(n))),
     };
     let elapsed = start.elapsed();

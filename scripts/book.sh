@@ -16,7 +16,7 @@ if ! mdbook --version >/dev/null 2>&1; then
 fi
 
 deps_dir=target/book-deps
-cargo build -p blitz --target-dir "$deps_dir"
+cargo build -p blitz-par --target-dir "$deps_dir"
 # A toolchain update gives the crates new hashes, leaving the old builds next to the new ones:
 # start the dedicated dir afresh if any Blitz crate has more than one build there.
 builds_of() {
@@ -25,7 +25,7 @@ builds_of() {
 if [ "$(builds_of blitz rlib)" -ne 1 ] || [ "$(builds_of blitz_runtime rlib)" -ne 1 ] ||
     [ "$(builds_of blitz_macros "*")" -ne 1 ]; then
     rm -rf "$deps_dir"
-    cargo build -p blitz --target-dir "$deps_dir"
+    cargo build -p blitz-par --target-dir "$deps_dir"
 fi
 
 mdbook build book

@@ -10,6 +10,7 @@ run() {
 }
 run fib 25
 run fib_probe 25 blitz 2
+run fib_probe 25 parallel 2
 run mandelbrot 64
 run matmul 64
 run merge_sort 100000

@@ -28,7 +28,7 @@ miri() {
     # scheduler seeds; sizes shrink under cfg(miri). Isolation is off because the pool asks the
     # OS for the CPU count.
     MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation -Zmiri-many-seeds=0..4}" \
-        cargo +nightly miri test -p blitz-runtime --lib --target-dir target/miri
+        cargo +nightly miri test -p blitz-par-runtime --lib --target-dir target/miri
 }
 
 tsan() {
@@ -37,7 +37,7 @@ tsan() {
     rustup component add --toolchain nightly rust-src >/dev/null 2>&1 || true
     RUSTFLAGS="-Zsanitizer=thread" TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
-        -p blitz-runtime --lib --tests --target-dir target/tsan
+        -p blitz-par-runtime --lib --tests --target-dir target/tsan
 }
 
 asan() {
@@ -47,7 +47,7 @@ asan() {
     RUSTFLAGS="-Zsanitizer=address" \
         ASAN_OPTIONS="detect_stack_use_after_return=1 detect_leaks=0 ${ASAN_OPTIONS:-}" \
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
-        -p blitz-runtime --lib --tests --target-dir target/asan
+        -p blitz-par-runtime --lib --tests --target-dir target/asan
 }
 
 soak() {
@@ -66,7 +66,7 @@ soak_faults() {
 
 loom() {
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}" \
-        cargo test -p blitz-runtime --release --lib --target-dir target/loom -- loom
+        cargo test -p blitz-par-runtime --release --lib --target-dir target/loom -- loom
 }
 
 case "${1:-all}" in

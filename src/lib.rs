@@ -1,5 +1,10 @@
 //! Blitz: fork-join parallelism for Rust on a low-overhead work-stealing runtime.
 //!
+//! The package is `blitz-par` (`blitz-par = "0.1"` in `[dependencies]`); the library is
+//! `blitz`. Most code needs only the three macros, [`parallel`], [`fork_join!`] and
+//! [`par_for!`], described [below](#the-macros); the runtime underneath can also be called
+//! directly:
+//!
 //! ```
 //! fn sum(v: &[u64]) -> u64 {
 //!     if v.len() <= 4096 {
@@ -14,7 +19,7 @@
 //! assert_eq!(sum(&v), 500_000_500_000);
 //! ```
 //!
-//! The runtime ([`ThreadPool`], [`join`], [`Worker`]) comes from the `blitz-runtime` crate and
+//! The runtime ([`ThreadPool`], [`join`], [`Worker`]) comes from the `blitz-par-runtime` crate and
 //! is re-exported here, so users depend on `blitz` alone.
 //!
 //! The user guide and the description of the runtime's internals are in the repository's
@@ -69,8 +74,13 @@
 //! nested copy that names `Self`) looks the worker up once per call, a thread-local read.
 //!
 //! `#[parallel(cutoff = <bool expr over the parameters>)]` runs a fork-free clone of the body
-//! when the expression is true, so leaves pay nothing. `#[parallel(crate = path)]` (on every
-//! macro) names the facade when the dependency is renamed.
+//! when the expression is true, so leaves pay nothing.
+//!
+//! The generated code names this crate as your Cargo.toml does: `blitz` for the plain
+//! `blitz-par = ".."` line, `par` for `par = { package = "blitz-par", .. }`. A crate that
+//! re-exports Blitz and lets its users call the macros through its own path says where the
+//! facade is with `crate = path`, an argument of every macro:
+//! `#[parallel(crate = my_crate::blitz)]`, `fork_join!(crate = my_crate::blitz, ..)`.
 //!
 //! ## `fork_join!`: run a few expressions in parallel
 //!
@@ -133,6 +143,14 @@
 //! ```
 #![deny(missing_docs)]
 
+// The macros name this crate `::blitz` when they expand inside it.
+extern crate self as blitz;
+
+// The README's Rust blocks run as doctests, so its first program compiles as shown.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use blitz_runtime::*;
 
 pub use blitz_macros::{fork_join, par_for, parallel};
@@ -140,10 +158,10 @@ pub use blitz_macros::{fork_join, par_for, parallel};
 /// What macro-generated code refers to. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use blitz_runtime::__private::{ForkContext, ForkMode, SerialContext, WorkRequestPoll};
     pub use blitz_runtime::{
-        ForkContext, ForkMode, IntoParallelSource, ParallelSource, SerialContext, WorkRequestPoll,
-        Worker, chunks, chunks_mut, enumerate, enumerate_mut, for_each_piece, reduce_pieces,
-        with_worker,
+        IntoParallelSource, ParallelSource, Worker, chunks, chunks_mut, enumerate, enumerate_mut,
+        for_each_piece, reduce_pieces, with_worker,
     };
 
     /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a

@@ -1,6 +1,7 @@
 //! Pieces shared by the three macros: the `crate = path` argument, the k-way join builder and
 //! the check for control flow that would escape a closure.
 
+use proc_macro_crate::FoundCrate;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::ParseStream;
@@ -8,10 +9,39 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, Ident, LitStr, Path, Token};
 
-/// The path generated code uses to reach the facade, `::blitz` unless `crate = path` says
-/// otherwise (for a renamed dependency).
+/// The facade's package name, under which the calling crate's Cargo.toml lists it.
+const FACADE_PACKAGE: &str = "blitz-par";
+
+/// The facade's library name: what an unrenamed dependency is called in code.
+const FACADE_LIB: &str = "blitz";
+
+/// The path generated code uses to reach the facade when no `crate = path` is given: the name
+/// the calling crate's Cargo.toml gives the `blitz-par` package, so a renamed dependency
+/// (`par = { package = "blitz-par", .. }`) gives `::par`, and `::blitz` otherwise.
 pub(crate) fn default_crate() -> Path {
-    syn::parse_quote!(::blitz)
+    facade_path(proc_macro_crate::crate_name(FACADE_PACKAGE).ok())
+}
+
+/// [`default_crate`] for the answer of the manifest lookup (`None`: no answer).
+fn facade_path(found: Option<FoundCrate>) -> Path {
+    let name = match found {
+        // Inside the facade package: its library (which declares `extern crate self as
+        // blitz;`), examples and doctests all reach it as `blitz`.
+        Some(FoundCrate::Itself) => FACADE_LIB.to_owned(),
+        // The dependency key with `-` as `_`. An unrenamed `blitz-par = ..` gives `blitz_par`,
+        // but the crate is then known by its library name; proc-macro-crate answers the same
+        // for the facade's own integration tests and benches. (A dependency renamed to
+        // `blitz_par` itself needs `crate = blitz_par`.)
+        Some(FoundCrate::Name(name)) if name == FACADE_PACKAGE.replace('-', "_") => {
+            FACADE_LIB.to_owned()
+        }
+        Some(FoundCrate::Name(name)) => name,
+        // Not a direct dependency (a crate that re-exports Blitz passes `crate = path`), or no
+        // Cargo manifest to read (a build outside Cargo).
+        None => FACADE_LIB.to_owned(),
+    };
+    let ident = Ident::new(&name, Span::call_site());
+    syn::parse_quote!(::#ident)
 }
 
 /// Parses the value of `crate = ..`: a path, or a string holding one (tokio's spelling).
@@ -306,4 +336,29 @@ pub(crate) fn normalize(tokens: impl ToString) -> String {
     }
     out.retain(|c| !c.is_whitespace());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(found: Option<FoundCrate>) -> String {
+        normalize(facade_path(found).to_token_stream())
+    }
+
+    #[test]
+    fn facade_path_follows_the_manifest() {
+        assert_eq!(path(Some(FoundCrate::Itself)), "::blitz");
+        assert_eq!(path(Some(FoundCrate::Name("blitz_par".into()))), "::blitz");
+        assert_eq!(path(Some(FoundCrate::Name("blitz".into()))), "::blitz");
+        assert_eq!(path(Some(FoundCrate::Name("par".into()))), "::par");
+        assert_eq!(path(None), "::blitz");
+    }
+
+    /// This crate's tests see the facade through its dev-dependency `blitz-par = ..`, so the
+    /// expansion tests' `::blitz` is what the lookup gives here.
+    #[test]
+    fn default_crate_in_this_package() {
+        assert_eq!(normalize(default_crate().to_token_stream()), "::blitz");
+    }
 }

@@ -1,7 +1,10 @@
 //! The proc macros of Blitz: `#[parallel]`, `fork_join!` and `par_for!`.
 //!
-//! Use them through the `blitz` crate, which re-exports them; the generated code refers to
-//! `::blitz::__private` (or the `crate = path` given to the macro).
+//! Use them through the facade, package `blitz-par`, library `blitz`, which re-exports them.
+//! The generated code refers to the facade's hidden `__private` module under the name the
+//! calling crate's Cargo.toml gives the facade (`::blitz` for the plain dependency line,
+//! `::par` for `par = { package = "blitz-par", .. }`), or under the `crate = path` given to the
+//! macro (for a crate that re-exports Blitz).
 //!
 //! Each macro lives in its own module as parse -> analyse -> expand over
 //! `proc_macro2::TokenStream`, so it can be tested without the compiler; this file only

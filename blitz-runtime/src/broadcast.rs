@@ -31,7 +31,7 @@ use crate::unwind::drop_quietly;
 /// What a broadcast operation learns about the worker running it.
 ///
 /// ```
-/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// let seen = pool.broadcast(|ctx| (ctx.index(), ctx.num_threads(), ctx.worker().index()));
 /// assert_eq!(seen, vec![(0, 2, 0), (1, 2, 1)]);
 /// ```
@@ -61,8 +61,8 @@ impl<'a> BroadcastContext<'a> {
 /// or the global pool from outside every pool) and returns the results in worker-index order.
 ///
 /// ```
-/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-/// let indices = pool.install(|| blitz_runtime::broadcast(|ctx| ctx.index()));
+/// let pool = blitz::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// let indices = pool.install(|| blitz::broadcast(|ctx| ctx.index()));
 /// assert_eq!(indices, vec![0, 1, 2]);
 /// ```
 ///

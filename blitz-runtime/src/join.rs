@@ -121,7 +121,7 @@ impl Worker {
     /// computation passes the context down instead of looking it up at every fork.
     ///
     /// ```
-    /// use blitz_runtime::Worker;
+    /// use blitz::Worker;
     ///
     /// fn sum(w: &Worker, v: &[u64]) -> u64 {
     ///     if v.len() <= 1024 {
@@ -133,7 +133,7 @@ impl Worker {
     /// }
     ///
     /// let v: Vec<u64> = (0..100_000).collect();
-    /// assert_eq!(blitz_runtime::with_worker(|w| sum(w, &v)), 100_000 * 99_999 / 2);
+    /// assert_eq!(blitz::with_worker(|w| sum(w, &v)), 100_000 * 99_999 / 2);
     /// ```
     #[inline]
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
@@ -391,7 +391,7 @@ fn timestamp() -> u64 {
 ///     if n < 12 {
 ///         return if n < 2 { n } else { fib(n - 1) + fib(n - 2) };
 ///     }
-///     let (a, b) = blitz_runtime::join(|| fib(n - 1), || fib(n - 2));
+///     let (a, b) = blitz::join(|| fib(n - 1), || fib(n - 2));
 ///     a + b
 /// }
 /// assert_eq!(fib(25), 75025);
@@ -424,8 +424,8 @@ where
 /// `&Worker` down to [`Worker::join`].
 ///
 /// ```
-/// let index = blitz_runtime::with_worker(|w| w.index());
-/// assert!(index < blitz_runtime::current_num_threads());
+/// let index = blitz::with_worker(|w| w.index());
+/// assert!(index < blitz::current_num_threads());
 /// ```
 pub fn with_worker<OP, R>(op: OP) -> R
 where

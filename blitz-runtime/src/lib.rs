@@ -1,5 +1,8 @@
 //! The work-stealing runtime behind Blitz.
 //!
+//! Use it through the facade, package `blitz-par`, library `blitz`: it re-exports everything
+//! public here, and the examples below are written against it (`blitz::join`, ...).
+//!
 //! A pool of worker threads, each with a Chase-Lev deque (`deque`); fork/join on
 //! stack-allocated jobs (`job`, [`Worker::join`]) with a hybrid join; latches (`latch`);
 //! the JEC sleep protocol with progressive sleep (`sleep`); an injector for work from outside
@@ -10,7 +13,7 @@
 //! [`IntoParallelSource`], cut by a rayon-style adaptive splitter.
 //!
 //! ```
-//! let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+//! let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 //! let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
 //! assert_eq!((a, b), (2, 4));
 //! ```
@@ -36,8 +39,7 @@ pub(crate) mod threads;
 pub(crate) mod unwind;
 
 pub use broadcast::{BroadcastContext, broadcast};
-pub use fork_context::{ForkContext, SerialContext};
-pub use join::{ForkMode, WorkRequestPoll, join, with_worker};
+pub use join::{join, with_worker};
 pub use loops::{
     ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,
     ParallelSource, all, any, chunks, chunks_mut, enumerate, enumerate_mut, find_any,
@@ -50,3 +52,11 @@ pub use pool::{
 pub use registry::Worker;
 pub use scope::{Scope, scope};
 pub use spawn::spawn;
+
+/// What the facade's `__private` module re-exports for the code `#[parallel]` generates, and
+/// nothing else uses. Not a public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::fork_context::{ForkContext, SerialContext};
+    pub use crate::join::{ForkMode, WorkRequestPoll};
+}

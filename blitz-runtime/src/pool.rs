@@ -20,7 +20,7 @@ use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
 /// makes the build fail with [`ThreadPoolBuildError::InvalidEnvVar`].
 ///
 /// ```
-/// assert_eq!(blitz_runtime::NUM_THREADS_ENV_VAR, "BLITZ_NUM_THREADS");
+/// assert_eq!(blitz::NUM_THREADS_ENV_VAR, "BLITZ_NUM_THREADS");
 /// ```
 pub const NUM_THREADS_ENV_VAR: &str = "BLITZ_NUM_THREADS";
 
@@ -30,7 +30,7 @@ pub const NUM_THREADS_ENV_VAR: &str = "BLITZ_NUM_THREADS";
 /// so match it with a wildcard arm.
 ///
 /// ```
-/// use blitz_runtime::{ThreadPoolBuildError, ThreadPoolBuilder};
+/// use blitz::{ThreadPoolBuildError, ThreadPoolBuilder};
 ///
 /// let err = ThreadPoolBuilder::new().num_threads(1 << 20).build().unwrap_err();
 /// match &err {
@@ -114,7 +114,7 @@ impl std::error::Error for ThreadPoolBuildError {
 /// Configures and builds a [`ThreadPool`] (or the global pool).
 ///
 /// ```
-/// use blitz_runtime::ThreadPoolBuilder;
+/// use blitz::ThreadPoolBuilder;
 ///
 /// let pool = ThreadPoolBuilder::new()
 ///     .num_threads(2)
@@ -172,7 +172,7 @@ impl ThreadPoolBuilder {
     /// the default count in [`num_threads`](Self::num_threads).
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new()
+    /// let pool = blitz::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .stack_size(16 << 20)
     ///     .build()
@@ -209,7 +209,7 @@ impl ThreadPoolBuilder {
     ///
     /// let (tx, rx) = mpsc::channel::<String>();
     /// let tx = std::sync::Mutex::new(tx);
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new()
+    /// let pool = blitz::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .panic_handler(move |payload| {
     ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
@@ -229,6 +229,13 @@ impl ThreadPoolBuilder {
     }
 
     /// Builds the pool and starts its threads.
+    ///
+    /// # Errors
+    ///
+    /// [`ThreadPoolBuildError::TooManyThreads`] if more threads are requested than the pool
+    /// supports, [`ThreadPoolBuildError::InvalidEnvVar`] if no count was set and
+    /// `BLITZ_NUM_THREADS` is not a number, [`ThreadPoolBuildError::ThreadSpawn`] if the
+    /// operating system refuses a thread (the threads already started are stopped first).
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         let (registry, threads) = self.build_registry()?;
         Ok(ThreadPool { registry, threads })
@@ -238,16 +245,19 @@ impl ThreadPoolBuilder {
     ///
     /// ```
     /// // First thing in `main`, before any parallel call creates the global pool.
-    /// blitz_runtime::ThreadPoolBuilder::new()
+    /// blitz::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .build_global()
     ///     .expect("the global pool is configured once");
-    /// assert_eq!(blitz_runtime::current_num_threads(), 2);
-    /// assert!(blitz_runtime::ThreadPoolBuilder::new().build_global().is_err());
+    /// assert_eq!(blitz::current_num_threads(), 2);
+    /// assert!(blitz::ThreadPoolBuilder::new().build_global().is_err());
     /// ```
     ///
-    /// Fails if the global pool already exists: `build_global` succeeds at most once per
-    /// process, and only before the global pool's first use.
+    /// # Errors
+    ///
+    /// [`ThreadPoolBuildError::GlobalPoolAlreadyInitialized`] if the global pool already
+    /// exists: `build_global` succeeds at most once per process, and only before the global
+    /// pool's first use. Otherwise the errors of [`build`](Self::build).
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
         let _init = GLOBAL_INIT.lock().unwrap_or_else(|p| p.into_inner());
         if GLOBAL_REGISTRY.get().is_some() {
@@ -322,9 +332,9 @@ fn resolve_num_threads(
 /// [`broadcast`](Self::broadcast)); inside, the free functions and the macros use this pool.
 ///
 /// ```
-/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// let sum: u64 = pool.install(|| {
-///     let (a, b) = blitz_runtime::join(
+///     let (a, b) = blitz::join(
 ///         || (0..500u64).sum::<u64>(),
 ///         || (500..1000u64).sum::<u64>(),
 ///     );
@@ -359,10 +369,10 @@ impl ThreadPool {
     /// A panic in `op` propagates to the caller; the pool stays usable.
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    /// let index = pool.install(|| blitz_runtime::current_thread_index());
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let index = pool.install(|| blitz::current_thread_index());
     /// assert!(index.unwrap() < 2);
-    /// assert_eq!(pool.install(blitz_runtime::current_num_threads), 2);
+    /// assert_eq!(pool.install(blitz::current_num_threads), 2);
     /// ```
     pub fn install<OP, R>(&self, op: OP) -> R
     where
@@ -375,7 +385,7 @@ impl ThreadPool {
     /// Runs `op` on a worker of this pool with that worker's context (see [`Worker::join`]).
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// let (a, b) = pool.install_with_worker(|w| w.join(|_| 1, |_| 2));
     /// assert_eq!(a + b, 3);
     /// ```
@@ -390,7 +400,7 @@ impl ThreadPool {
     /// [`join`](crate::join) on this pool.
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// assert_eq!(pool.join(|| "a", || "b"), ("a", "b"));
     /// ```
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
@@ -408,7 +418,7 @@ impl ThreadPool {
     /// waits for all of them.
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// let mut halves = [0u64; 2];
     /// let (lo, hi) = halves.split_at_mut(1);
     /// pool.scope(|s| {
@@ -433,9 +443,9 @@ impl ThreadPool {
     /// handler](ThreadPoolBuilder::panic_handler); without one, the process aborts.
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// let (tx, rx) = std::sync::mpsc::channel();
-    /// pool.spawn(move || tx.send(blitz_runtime::current_thread_index()).unwrap());
+    /// pool.spawn(move || tx.send(blitz::current_thread_index()).unwrap());
     /// assert!(rx.recv().unwrap().unwrap() < 2);
     /// ```
     pub fn spawn<F>(&self, func: F)
@@ -449,7 +459,7 @@ impl ThreadPool {
     /// returns the results in worker-index order.
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// assert_eq!(pool.broadcast(|ctx| ctx.index()), vec![0, 1]);
     /// ```
     pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
@@ -521,9 +531,9 @@ pub fn current_num_threads() -> usize {
 /// The index of the current thread in its pool, or `None` outside every pool.
 ///
 /// ```
-/// assert_eq!(blitz_runtime::current_thread_index(), None);
-/// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-/// assert!(pool.install(blitz_runtime::current_thread_index).is_some());
+/// assert_eq!(blitz::current_thread_index(), None);
+/// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// assert!(pool.install(blitz::current_thread_index).is_some());
 /// ```
 pub fn current_thread_index() -> Option<usize> {
     Worker::current().map(Worker::index)

@@ -387,7 +387,7 @@ thread_local! {
 /// [`Worker::with_current`]; fork with [`Worker::join`].
 ///
 /// ```
-/// use blitz_runtime::Worker;
+/// use blitz::Worker;
 ///
 /// fn count(w: &Worker, depth: u32) -> u64 {
 ///     if depth == 0 {
@@ -396,7 +396,7 @@ thread_local! {
 ///     let (a, b) = w.join(|w| count(w, depth - 1), |w| count(w, depth - 1));
 ///     a + b
 /// }
-/// assert_eq!(blitz_runtime::with_worker(|w| count(w, 10)), 1024);
+/// assert_eq!(blitz::with_worker(|w| count(w, 10)), 1024);
 /// ```
 pub struct Worker {
     index: usize,
@@ -502,10 +502,10 @@ impl Worker {
     /// Calls `f` with the worker running on the current thread, or `None` outside a pool.
     ///
     /// ```
-    /// let pool = blitz_runtime::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    /// let index = pool.install(|| blitz_runtime::Worker::with_current(|w| w.map(|w| w.index())));
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let index = pool.install(|| blitz::Worker::with_current(|w| w.map(|w| w.index())));
     /// assert!(index.unwrap() < 2);
-    /// assert!(blitz_runtime::Worker::with_current(|w| w.is_none()));
+    /// assert!(blitz::Worker::with_current(|w| w.is_none()));
     /// ```
     pub fn with_current<R>(f: impl FnOnce(Option<&Worker>) -> R) -> R {
         f(Worker::current())

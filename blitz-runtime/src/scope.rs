@@ -87,7 +87,7 @@ impl<'scope> ScopePtr<'scope> {
 ///
 /// let words = ["a", "bb", "ccc"];
 /// let total = AtomicUsize::new(0);
-/// blitz_runtime::scope(|s| {
+/// blitz::scope(|s| {
 ///     for w in &words {
 ///         let total = &total;
 ///         s.spawn(move |_| {
@@ -154,7 +154,7 @@ impl<'scope> Scope<'scope> {
     /// ```
     /// let mut left = 0;
     /// let mut right = 0;
-    /// blitz_runtime::scope(|s| {
+    /// blitz::scope(|s| {
     ///     s.spawn(|s| {
     ///         s.spawn(|_| right = 2);
     ///         left = 1;

@@ -31,7 +31,7 @@ use crate::threads::PanicSource;
 /// use std::sync::mpsc;
 ///
 /// let (tx, rx) = mpsc::channel();
-/// blitz_runtime::spawn(move || tx.send(6 * 7).unwrap());
+/// blitz::spawn(move || tx.send(6 * 7).unwrap());
 /// assert_eq!(rx.recv().unwrap(), 42);
 /// ```
 ///

@@ -45,7 +45,7 @@ use splitter::Splitter;
 /// searches and `par_for!`:
 ///
 /// ```
-/// use blitz_runtime::ParallelSource;
+/// use blitz::ParallelSource;
 /// use std::ops::Range;
 ///
 /// /// The squares of the numbers in a range.
@@ -69,7 +69,7 @@ use splitter::Splitter;
 ///     }
 /// }
 ///
-/// let total = blitz_runtime::reduce_pieces(
+/// let total = blitz::reduce_pieces(
 ///     Squares(0..1000),
 ///     0,
 ///     |piece| piece.into_iter().sum::<u64>(),
@@ -119,7 +119,7 @@ impl<S: ParallelSource> IntoParallelSource for S {
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
 /// let total = AtomicU64::new(0);
-/// blitz_runtime::for_each_piece(0..1000u64, 0, |piece| {
+/// blitz::for_each_piece(0..1000u64, 0, |piece| {
 ///     let sum: u64 = piece.sum();
 ///     total.fetch_add(sum, Ordering::Relaxed);
 /// });
@@ -169,7 +169,7 @@ where
 /// source is empty, so the result of an empty loop is `leaf` of an empty piece.
 ///
 /// ```
-/// let sum = blitz_runtime::reduce_pieces(0..1000u64, 0, |piece| piece.sum::<u64>(), |a, b| a + b);
+/// let sum = blitz::reduce_pieces(0..1000u64, 0, |piece| piece.sum::<u64>(), |a, b| a + b);
 /// assert_eq!(sum, 499_500);
 /// ```
 ///
@@ -226,7 +226,7 @@ where
 /// loop).
 ///
 /// ```
-/// let sum_of_roots = blitz_runtime::map_reduce(
+/// let sum_of_roots = blitz::map_reduce(
 ///     0..10_000u32,
 ///     0,
 ///     || 0.0,

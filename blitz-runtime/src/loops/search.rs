@@ -117,8 +117,8 @@ where
 /// for [`for_each_piece`](crate::for_each_piece).
 ///
 /// ```
-/// assert!(blitz_runtime::any(0..1_000_000u32, 0, |i| i == 765_432));
-/// assert!(!blitz_runtime::any(&[1, 3, 5][..], 0, |&x| x % 2 == 0));
+/// assert!(blitz::any(0..1_000_000u32, 0, |i| i == 765_432));
+/// assert!(!blitz::any(&[1, 3, 5][..], 0, |&x| x % 2 == 0));
 /// ```
 pub fn any<S, P>(source: S, grain: usize, predicate: P) -> bool
 where
@@ -136,8 +136,8 @@ where
 ///
 /// ```
 /// let v: Vec<u64> = (0..100_000).map(|i| 2 * i).collect();
-/// assert!(blitz_runtime::all(&v, 0, |&x| x % 2 == 0));
-/// assert!(!blitz_runtime::all(&v, 0, |&x| x < 199_998));
+/// assert!(blitz::all(&v, 0, |&x| x % 2 == 0));
+/// assert!(!blitz::all(&v, 0, |&x| x < 199_998));
 /// ```
 pub fn all<S, P>(source: S, grain: usize, predicate: P) -> bool
 where
@@ -152,8 +152,8 @@ where
 ///
 /// ```
 /// let v = vec![4, 8, 15, 16, 23, 42];
-/// assert_eq!(blitz_runtime::find_any(&v, 0, |&&x| x % 2 == 1 && x > 20), Some(&23));
-/// assert_eq!(blitz_runtime::find_any(&v, 0, |&&x| x > 100), None);
+/// assert_eq!(blitz::find_any(&v, 0, |&&x| x % 2 == 1 && x > 20), Some(&23));
+/// assert_eq!(blitz::find_any(&v, 0, |&&x| x > 100), None);
 /// ```
 pub fn find_any<S, P>(source: S, grain: usize, predicate: P) -> Option<Item<S>>
 where
@@ -171,8 +171,8 @@ where
 ///
 /// ```
 /// let v: Vec<u32> = (0..1_000_000).collect();
-/// assert_eq!(blitz_runtime::position_any(&v, 0, |&x| x == 999_999), Some(999_999));
-/// assert_eq!(blitz_runtime::position_any(100..200u8, 0, |x| x == 150), Some(50));
+/// assert_eq!(blitz::position_any(&v, 0, |&x| x == 999_999), Some(999_999));
+/// assert_eq!(blitz::position_any(100..200u8, 0, |x| x == 150), Some(50));
 /// ```
 pub fn position_any<S, P>(source: S, grain: usize, predicate: P) -> Option<usize>
 where

@@ -154,8 +154,8 @@ pub struct ChunksSource<'a, T> {
 ///
 /// ```
 /// let v: Vec<u32> = (0..10).collect();
-/// let sums = blitz_runtime::reduce_pieces(
-///     blitz_runtime::chunks(&v, 4),
+/// let sums = blitz::reduce_pieces(
+///     blitz::chunks(&v, 4),
 ///     0,
 ///     |piece| piece.into_iter().map(|c| vec![c.iter().sum::<u32>()]).collect::<Vec<_>>(),
 ///     |mut a, b| { a.extend(b); a },
@@ -214,7 +214,7 @@ pub struct ChunksMutSource<'a, T> {
 ///
 /// ```
 /// let mut v = vec![0u32; 10];
-/// blitz_runtime::for_each_piece(blitz_runtime::chunks_mut(&mut v, 3), 0, |piece| {
+/// blitz::for_each_piece(blitz::chunks_mut(&mut v, 3), 0, |piece| {
 ///     for chunk in piece {
 ///         let len = chunk.len() as u32;
 ///         chunk.fill(len);
@@ -275,8 +275,8 @@ pub struct EnumerateSource<'a, T> {
 ///
 /// ```
 /// let v = vec![10, 20, 30, 40];
-/// let weighted = blitz_runtime::reduce_pieces(
-///     blitz_runtime::enumerate(&v),
+/// let weighted = blitz::reduce_pieces(
+///     blitz::enumerate(&v),
 ///     1,
 ///     |piece| piece.into_iter().map(|(i, x)| i * x).sum::<usize>(),
 ///     |a, b| a + b,
@@ -330,7 +330,7 @@ pub struct EnumerateMutSource<'a, T> {
 ///
 /// ```
 /// let mut v = vec![0usize; 1000];
-/// blitz_runtime::for_each_piece(blitz_runtime::enumerate_mut(&mut v), 0, |piece| {
+/// blitz::for_each_piece(blitz::enumerate_mut(&mut v), 0, |piece| {
 ///     for (i, x) in piece {
 ///         *x = i * i;
 ///     }
