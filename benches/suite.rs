@@ -22,7 +22,8 @@
 //! than 1 ms run several times per sample. Inputs that a run consumes (the quicksort's array)
 //! are prepared outside the timed region, the same way for every implementation.
 //!
-//! "blitz-raw" is the runtime API a DSL form stands for: `Worker::join` for the recursive
+//! "blitz-dsl method" is the `#[parallel]` form written as a method (fib(35) and the tree
+//! sums), to compare with the free fn. "blitz-raw" is the runtime API a DSL form stands for: `Worker::join` for the recursive
 //! workloads, `blitz::join` for the two coarse tasks, `reduce_pieces` for the slice sum and
 //! `map_reduce` for the sum of square roots. chili has only `join`, so its loops halve the input
 //! by hand down to a fixed leaf.
@@ -198,6 +199,8 @@ fn fib(suite: &mut Suite, cutoff: bool) {
         } else {
             let run = |()| pool.install(|| fib_dsl(black_box(N)));
             suite.case((workload, "blitz-dsl", t), || (), run, ok);
+            let run = |()| pool.install(|| fib_dsl_method(black_box(N)));
+            suite.case((workload, "blitz-dsl method", t), || (), run, ok);
         }
         let run = |()| pool.install_with_worker(|w| fib_blitz(w, black_box(N), below));
         suite.case((workload, "blitz-raw", t), || (), run, ok);
@@ -252,6 +255,8 @@ fn tree(suite: &mut Suite, n: usize, workload: &str) {
         let pool = blitz_pool(t);
         let run = |()| pool.install(|| tree_dsl(black_box(root)));
         suite.case((workload, "blitz-dsl", t), || (), run, ok);
+        let run = |()| pool.install(|| tree_dsl_method(black_box(root)));
+        suite.case((workload, "blitz-dsl method", t), || (), run, ok);
         let run = |()| pool.install_with_worker(|w| tree_blitz(w, black_box(root)));
         suite.case((workload, "blitz-raw", t), || (), run, ok);
         drop(pool);

@@ -68,10 +68,13 @@
 //! assert!(count(&[1, 2, -3, 4, 5]).is_err());
 //! ```
 //!
-//! Self-calls are `f(..)` in a free fn and `Self::f(..)` / `self.f(..)` in a method; calls
-//! inside closures, loops and async blocks are left alone. A free fn looks the worker up once
-//! and passes it down the recursion in a hidden parameter. A method (which cannot have a
-//! nested copy that names `Self`) looks the worker up once per call, a thread-local read.
+//! Recursive calls are `f(..)` in a free fn; in a method, `Self::f(..)`, `Type::f(..)` and
+//! `x.f(..)` through any receiver (`l.eval()` on a `&Box<Self>`, `child.sum()` from an `if let`
+//! on an `Option<Box<Self>>`). Calls inside closures, loops and async blocks are not fork
+//! points, and [`no_fork!`] keeps an expression out of the rewriting. The fn looks the worker
+//! up once and passes it down the recursion in a hidden parameter of a generated copy (for a
+//! method, a hidden associated fn beside it; a trait impl's method, which cannot have one,
+//! looks the worker up once per call instead).
 //!
 //! `#[parallel(cutoff = <bool expr over the parameters>)]` runs a fork-free clone of the body
 //! when the expression is true, so leaves pay nothing.

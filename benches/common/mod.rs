@@ -55,6 +55,23 @@ pub fn fib_dsl(n: u64) -> u64 {
     fib_dsl(n - 1) + fib_dsl(n - 2)
 }
 
+/// `fib_dsl` as a method of a (private, inherent) impl: recursion through `self`.
+pub struct Fib;
+
+impl Fib {
+    #[blitz::parallel]
+    fn fib(&self, n: u64) -> u64 {
+        if n < 2 {
+            return n;
+        }
+        self.fib(n - 1) + self.fib(n - 2)
+    }
+}
+
+pub fn fib_dsl_method(n: u64) -> u64 {
+    Fib.fib(n)
+}
+
 #[blitz::parallel(cutoff = n < 20)]
 pub fn fib_dsl_cutoff(n: u64) -> u64 {
     if n < 2 {
@@ -152,6 +169,28 @@ pub fn tree_dsl(node: &Node) -> u64 {
         0
     };
     node.value + l + r
+}
+
+impl Node {
+    /// `tree_dsl` as a method: recursion through the children's `Box`es.
+    #[blitz::parallel]
+    fn sum(&self) -> u64 {
+        let l = if let Some(n) = self.left.as_deref() {
+            n.sum()
+        } else {
+            0
+        };
+        let r = if let Some(n) = &self.right {
+            n.sum()
+        } else {
+            0
+        };
+        self.value + l + r
+    }
+}
+
+pub fn tree_dsl_method(node: &Node) -> u64 {
+    node.sum()
 }
 
 pub fn tree_blitz(w: &blitz::Worker, node: &Node) -> u64 {

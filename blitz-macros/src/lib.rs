@@ -22,7 +22,7 @@ mod parallel;
 /// `g(a(x), a(y))`, struct fields, and consecutive independent statements that each recurse
 /// become one fork/join.
 ///
-/// Arguments: `cutoff = <bool expr over the parameters>` (run a fork-free clone of the body
+/// Arguments: `cutoff = <bool expr over the parameters>` (run the fork-free form of the body
 /// when true) and `crate = path`. See the `blitz` crate docs for the full contract.
 ///
 /// ```

@@ -47,6 +47,12 @@ impl Parse for Args {
                         "duplicate argument `cutoff`",
                     ));
                 }
+                if !input.peek(Token![=]) {
+                    return Err(syn::Error::new_spanned(
+                        &name,
+                        "`cutoff` needs a value: `cutoff = <bool expr over the parameters>`",
+                    ));
+                }
                 input.parse::<Token![=]>()?;
                 args.cutoff = Some(input.parse()?);
             }

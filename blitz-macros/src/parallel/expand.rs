@@ -41,7 +41,9 @@ pub(super) fn expand(
             // Calls in closures and loops are not fork points: the fn runs as written.
             return Ok(func.to_token_stream());
         }
-        return Err(no_fork_point(func, callee));
+        return Err(rw
+            .unforkable_statement
+            .unwrap_or_else(|| no_fork_point(func, callee)));
     }
     Ok(match placement {
         Placement::Nested => expand_nested(args, func, body, &names),

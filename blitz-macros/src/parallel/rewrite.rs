@@ -50,6 +50,9 @@ pub(super) struct Rewriter<'a> {
     forward_crate: Option<Path>,
     pub(super) forks: usize,
     pub(super) error: Option<syn::Error>,
+    /// Why the first statement that recurses could not join a statement fork: the `?`,
+    /// `return` or `break` inside it. Reported if the fn ends up with no fork point at all.
+    pub(super) unforkable_statement: Option<syn::Error>,
     /// Inside a loop: no fork points, but calls are still redirected.
     in_loop: usize,
 }
@@ -68,6 +71,7 @@ impl<'a> Rewriter<'a> {
             forward_crate,
             forks: 0,
             error: None,
+            unforkable_statement: None,
             in_loop: 0,
         }
     }
@@ -226,7 +230,7 @@ impl<'a> Rewriter<'a> {
         out
     }
 
-    fn groupable(&self, stmt: &Stmt) -> bool {
+    fn groupable(&mut self, stmt: &Stmt) -> bool {
         let expr = match stmt {
             Stmt::Local(l) => match &l.init {
                 Some(init) if init.diverge.is_none() => &*init.expr,
@@ -236,17 +240,25 @@ impl<'a> Rewriter<'a> {
             _ => return false,
         };
         let (inner, _) = common::peel_try(expr);
-        let no_escape = common::check_escapes(
+        if !self.callee.forkable_call_in(inner) {
+            return false;
+        }
+        let escape = common::check_escapes(
             inner,
             &EscapeCheck {
-                place: "",
+                place: "a statement that recurses",
                 allow_top_continue: false,
-                advice: "",
-                continue_advice: "",
+                advice: " when it forks; keep it out of the statement",
+                continue_advice: " when it forks; keep it out of the statement",
             },
-        )
-        .is_ok();
-        no_escape && self.callee.forkable_call_in(inner)
+        );
+        match escape {
+            Ok(()) => true,
+            Err(e) => {
+                self.unforkable_statement.get_or_insert(e);
+                false
+            }
+        }
     }
 
     fn flush(&mut self, group: &mut Vec<Stmt>, out: &mut Vec<(Stmt, bool)>, at_end: bool) {

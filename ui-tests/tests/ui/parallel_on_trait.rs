@@ -1,0 +1,6 @@
+#[blitz::parallel]
+trait Size {
+    fn size(&self) -> usize;
+}
+
+fn main() {}
