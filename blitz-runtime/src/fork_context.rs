@@ -20,6 +20,10 @@ use crate::registry::Worker;
 /// A context a `#[parallel]` copy can run under. Not a public API: generated code names it.
 #[doc(hidden)]
 pub trait ForkContext: Copy {
+    /// Whether every fork point runs its branches in order ([`SerialContext`]): a `cutoff`
+    /// need not be evaluated then.
+    const SERIAL: bool = false;
+
     /// What the next fork point does.
     fn fork_mode(&self) -> ForkMode<'_>;
 
@@ -63,6 +67,8 @@ impl ForkContext for WorkRequestPoll<'_> {
 pub struct SerialContext;
 
 impl ForkContext for SerialContext {
+    const SERIAL: bool = true;
+
     #[inline(always)]
     fn fork_mode(&self) -> ForkMode<'_> {
         ForkMode::Serial

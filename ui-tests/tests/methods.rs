@@ -189,6 +189,18 @@ impl Node {
         1 + l.max(r)
     }
 
+    /// The `map_or` idiom: each operand makes its recursive call through a closure passed to a
+    /// call, so the two operands fork as a whole (the calls inside go through the method).
+    #[blitz::parallel]
+    fn leaves(&self, rv: &Rendezvous) -> u64 {
+        if self.left.is_none() && self.right.is_none() {
+            rv.leaf();
+            return 1;
+        }
+        self.left.as_ref().map_or(0, |l| l.leaves(rv))
+            + self.right.as_ref().map_or(0, |r| r.leaves(rv))
+    }
+
     /// `&mut self`, disjoint children: the borrow checker proves the two forks disjoint.
     #[blitz::parallel]
     fn double(&mut self) {
@@ -237,6 +249,9 @@ fn option_children_mut_self_and_result() {
     let rv = Rendezvous::new(2);
     assert_eq!(pool.install(|| tree.height(&rv)), 14);
     assert!(rv.all_arrived(), "`if let` branches did not fork");
+    let rv = Rendezvous::new(2);
+    assert_eq!(pool.install(|| tree.leaves(&rv)), 1 << 13);
+    assert!(rv.all_arrived(), "the `map_or` operands did not fork");
     pool.install(|| tree.double());
     assert_eq!(pool.install(|| tree.sum()), 2 * want);
     assert_eq!(pool.install(|| tree.checked_sum(u64::MAX)), Ok(2 * want));

@@ -150,16 +150,21 @@ fn turbofish(sig: &Signature, synthesized: usize) -> TokenStream {
     quote!(::<#(#args),*>)
 }
 
-/// The copy's body: the rewritten body, under `cutoff` run with the serial context.
+/// The copy's body: the rewritten body, under `cutoff` run with the serial context. The serial
+/// instance skips the test (it is serial already), which leaves it one copy of the body: the
+/// sequential function.
 fn copy_body(args: &Args, body: Block, names: &Names) -> TokenStream {
     match &args.cutoff {
         None => body.to_token_stream(),
         Some(cutoff) => {
-            let (krate, cx) = (&names.krate, &names.cx);
+            let (krate, cx, cx_ty) = (&names.krate, &names.cx, cx_type());
             let cut = Ident::new("__blitz_cut", Span::mixed_site());
             let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
             quote!({
-                #cut_let
+                let #cut = !<#cx_ty as #krate::__private::ForkContext>::SERIAL && {
+                    #cut_let
+                    #cut
+                };
                 if #cut {
                     let #cx = #krate::__private::SerialContext;
                     #body

@@ -130,63 +130,89 @@ impl Callee {
         self.call_form(e).is_some()
     }
 
-    /// Whether `e` makes a recursive call outside closures and loops (where calls are not
-    /// fork points).
-    pub(super) fn forkable_call_in(&self, e: &Expr) -> bool {
-        self.find_call(e, false)
+    /// Whether `e` makes a recursive call that runs when `e` is evaluated, as far as the
+    /// macro can tell: outside loops and `async` blocks, and outside closures except those
+    /// passed to a call (`opt.map_or(0, |c| c.sum())`, `v.iter().map(|c| c.size())`). Such an
+    /// `e` is worth forking as a whole; a closure itself is not.
+    pub(super) fn makes_call(&self, e: &Expr) -> bool {
+        !matches!(e, Expr::Closure(_)) && self.find_call(|f| f.visit_expr(e), Reach::Evaluated)
     }
 
     /// Whether the body makes a recursive call inside a closure or a loop (where calls are
     /// not fork points).
     pub(super) fn calls_itself_in_closure_or_loop(&self, block: &syn::Block) -> bool {
-        let mut f = CallFinder {
-            callee: self,
-            inside_only: true,
-            opaque_depth: 0,
-            found: false,
-        };
-        f.visit_block(block);
-        f.found
+        self.find_call(|f| f.visit_block(block), Reach::Deferred)
     }
 
-    fn find_call(&self, e: &Expr, inside_only: bool) -> bool {
+    fn find_call(&self, visit: impl FnOnce(&mut CallFinder), reach: Reach) -> bool {
         let mut f = CallFinder {
             callee: self,
-            inside_only,
-            opaque_depth: 0,
+            reach,
+            depth: 0,
             found: false,
         };
-        f.visit_expr(e);
+        visit(&mut f);
         f.found
     }
 }
 
-/// Looks for a recursive call: outside closures and loops, or (`inside_only`) only inside
-/// them.
+/// Which recursive calls a [`CallFinder`] looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Calls made when the expression is evaluated (see [`Callee::makes_call`]).
+    Evaluated,
+    /// Calls in closures (other than call arguments), loops and `async` blocks.
+    Deferred,
+}
+
 struct CallFinder<'a> {
     callee: &'a Callee,
-    inside_only: bool,
-    /// How many closures and loops the visitor is inside.
-    opaque_depth: usize,
+    reach: Reach,
+    /// How many closures, loops and `async` blocks the visitor is inside (`Deferred` only).
+    depth: usize,
     found: bool,
+}
+
+impl CallFinder<'_> {
+    /// A call's argument: a closure there is taken to run during the call.
+    fn visit_argument(&mut self, arg: &Expr) {
+        match arg {
+            Expr::Closure(c) if self.reach == Reach::Evaluated => self.visit_expr(&c.body),
+            _ => self.visit_expr(arg),
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for CallFinder<'_> {
     fn visit_expr(&mut self, e: &'ast Expr) {
-        let inside = self.opaque_depth > 0;
-        if self.callee.is_call(e) && inside == self.inside_only {
+        let wanted = match self.reach {
+            Reach::Evaluated => true,
+            Reach::Deferred => self.depth > 0,
+        };
+        if wanted && self.callee.is_call(e) {
             self.found = true;
         }
-        let opaque = matches!(
-            e,
-            Expr::Closure(_) | Expr::Async(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)
-        );
-        if !opaque {
-            syn::visit::visit_expr(self, e);
-        } else if self.inside_only {
-            self.opaque_depth += 1;
-            syn::visit::visit_expr(self, e);
-            self.opaque_depth -= 1;
+        match e {
+            Expr::Closure(_)
+            | Expr::Async(_)
+            | Expr::ForLoop(_)
+            | Expr::While(_)
+            | Expr::Loop(_) => {
+                if self.reach == Reach::Deferred {
+                    self.depth += 1;
+                    syn::visit::visit_expr(self, e);
+                    self.depth -= 1;
+                }
+            }
+            Expr::Call(c) => {
+                self.visit_expr(&c.func);
+                c.args.iter().for_each(|a| self.visit_argument(a));
+            }
+            Expr::MethodCall(m) => {
+                self.visit_expr(&m.receiver);
+                m.args.iter().for_each(|a| self.visit_argument(a));
+            }
+            _ => syn::visit::visit_expr(self, e),
         }
     }
 

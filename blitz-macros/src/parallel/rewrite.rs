@@ -149,12 +149,12 @@ impl<'a> Rewriter<'a> {
     /// `let (r0, ..) = fork;` statement; the operands are replaced by the results.
     fn fork_operands(&mut self, ops: Vec<&mut Expr>, span: Span) -> Option<TokenStream> {
         let callee = self.callee;
+        // An operand built on a recursive call forks that call; one that makes a recursive
+        // call otherwise (through a closure passed to a call) forks as a whole.
+        let built_on_call = |e: &Expr| call_slot(&mut e.clone(), callee).is_some();
         let candidates = ops
             .iter()
-            .filter(|e| {
-                let mut e = (**e).clone();
-                call_slot(&mut e, callee).is_some()
-            })
+            .filter(|e| built_on_call(e) || callee.makes_call(e))
             .count();
         if candidates < 2 {
             for e in ops {
@@ -165,7 +165,11 @@ impl<'a> Rewriter<'a> {
         let mut branches = Vec::new();
         for op in ops {
             let span = op.span();
-            let Some(slot) = call_slot(op, callee) else {
+            let slot = if built_on_call(op) {
+                call_slot(op, callee).expect("built on a call")
+            } else if callee.makes_call(op) {
+                &mut *op
+            } else {
                 self.visit_expr_mut(op);
                 continue;
             };
@@ -240,7 +244,7 @@ impl<'a> Rewriter<'a> {
             _ => return false,
         };
         let (inner, _) = common::peel_try(expr);
-        if !self.callee.forkable_call_in(inner) {
+        if !self.callee.makes_call(inner) {
             return false;
         }
         let escape = common::check_escapes(

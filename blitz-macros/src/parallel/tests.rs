@@ -224,6 +224,21 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
 }
 
 #[test]
+fn operands_recursing_through_closure_arguments_fork_whole() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote! {
+            pub fn sum(&self) -> u64 {
+                self.left.as_ref().map_or(0, |l| l.sum()) + self.right.as_ref().map_or(0, |r| r.sum())
+            }
+        },
+    ));
+    // The calls inside the closures stay as written: the closures may run anywhere.
+    let want = quote!(|__blitz_w| self.left.as_ref().map_or(0, |l| l.sum()));
+    assert!(got.contains(&normalize(&want)), "{got}");
+}
+
+#[test]
 fn a_method_whose_impl_is_unknown_forks_without_a_copy() {
     let got = normalize(expand_str(
         quote!(),
