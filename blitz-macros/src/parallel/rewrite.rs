@@ -2,8 +2,9 @@
 //!
 //! A fork point is two or more sibling recursive calls: the operands of one expression
 //! (`a(x) + a(y)`, a tuple, the arguments of a call, struct fields) or a run of consecutive
-//! independent statements that each make one. Calls inside closures and loops are not fork
-//! points. Every fork point becomes a match on the context's [`ForkMode`]:
+//! independent statements that each make one (an operand or statement counts when it makes
+//! the call itself or in a closure it passes to a call). Calls inside loops are not fork
+//! points. Every fork point becomes a match on the runtime's `ForkMode` of the context:
 //!
 //! ```text
 //! match ForkContext::fork_mode(&cx) {
@@ -15,8 +16,6 @@
 //!
 //! The arms hold the same branch text; each recursive call in it is redirected to the copy
 //! with the `cx` of its arm, so each arm recurses into the copy's instance for its context.
-//!
-//! [`ForkMode`]: https://docs.rs/blitz (the runtime's `ForkMode`)
 
 use std::collections::HashSet;
 

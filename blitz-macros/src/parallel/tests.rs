@@ -56,6 +56,7 @@ fn fib() {
     let want = quote! {
         /// Fibonacci.
         pub fn fib(n: u64) -> u64 {
+            #[inline]
             #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
             fn __blitz_fib<__BlitzCx: ::blitz::__private::ForkContext>(
                 __blitz_w: __BlitzCx,
