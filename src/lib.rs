@@ -154,6 +154,8 @@ extern crate self as blitz;
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+/// The traits to import for parallel iterators and sorts: `use blitz::prelude::*;`.
+pub use blitz_runtime::iter::prelude;
 pub use blitz_runtime::*;
 
 pub use blitz_macros::{fork_join, par_for, parallel};

@@ -355,12 +355,12 @@ fn then_b<RA, RB>(value_a: RA, b: impl FnOnce() -> RB) -> (RA, RB) {
 /// enough that the push and fenced pop of a wasted publication (some tens of nanoseconds) stay
 /// below 0.5% of the work they bet on.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-const LONG_FIRST_CLOSURE: u64 = 1 << 16;
+pub(crate) const LONG_FIRST_CLOSURE: u64 = 1 << 16;
 #[cfg(not(any(target_arch = "x86_64", miri)))]
-const LONG_FIRST_CLOSURE: u64 = 20_000;
+pub(crate) const LONG_FIRST_CLOSURE: u64 = 20_000;
 /// Under Miri, which interprets a thousand times slower than native code: 100 ms.
 #[cfg(miri)]
-const LONG_FIRST_CLOSURE: u64 = 100_000_000;
+pub(crate) const LONG_FIRST_CLOSURE: u64 = 100_000_000;
 
 /// A cheap, monotonic-enough timestamp for [`LONG_FIRST_CLOSURE`]: the time-stamp counter
 /// (about 10 ns to read, where `Instant::now` takes about 25), in its ticks (1-4 GHz). A tick
@@ -368,14 +368,14 @@ const LONG_FIRST_CLOSURE: u64 = 100_000_000;
 /// difference, which at worst arms one eager publication too many.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[inline]
-fn timestamp() -> u64 {
+pub(crate) fn timestamp() -> u64 {
     // SAFETY: `rdtsc` exists on every x86_64 processor and has no preconditions.
     unsafe { std::arch::x86_64::_rdtsc() }
 }
 
 /// Elsewhere (and under Miri), nanoseconds since the first call.
 #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-fn timestamp() -> u64 {
+pub(crate) fn timestamp() -> u64 {
     static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     let epoch = *EPOCH.get_or_init(std::time::Instant::now);
     epoch.elapsed().as_nanos() as u64

@@ -25,6 +25,7 @@ pub(crate) mod deque;
 mod fork_context;
 mod frames;
 pub(crate) mod injector;
+pub mod iter;
 pub(crate) mod job;
 mod join;
 pub(crate) mod latch;

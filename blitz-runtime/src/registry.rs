@@ -643,6 +643,13 @@ impl Worker {
         }
     }
 
+    /// True if some peer is idle but awake (looking for work, not asleep): work shared now
+    /// is taken without anyone being woken.
+    #[inline]
+    pub(crate) fn has_idle_awake_peer(&self) -> bool {
+        self.registry.sleep.counters().awake_but_idle_threads() > 0
+    }
+
     /// How many jobs the idle workers could use from this worker's deque: the idle workers
     /// shared out among the busy ones (at least one: a peer asked).
     fn idle_share(&self) -> usize {

@@ -13,6 +13,9 @@
 //! * Sources (`sources.rs`): integer ranges `a..b` and `a..=b` of every primitive integer type,
 //!   `&[T]`, `&mut [T]`, `&Vec<T>`, `&mut Vec<T>`, arrays by reference, [`chunks`],
 //!   [`chunks_mut`], [`enumerate`] and [`enumerate_mut`].
+//! * How a loop runs (`engine.rs`, shared by every loop and parallel iterator): the caller
+//!   runs a timed prefix itself, so a short loop never touches the pool, then the rest is
+//!   split and forked with `Worker::join`.
 //! * How finely a loop is cut (`splitter.rs`): rayon-style adaptive splitting. A few pieces per
 //!   worker to start with; a piece that is stolen is split again (the thief had nothing else
 //!   to do); a piece is never split into halves shorter than the loop's `grain`.
@@ -23,19 +26,18 @@
 //! has finished: `Worker::join` waits for both sides before unwinding. Pieces not yet started
 //! when the panic unwinds through their fork are skipped. The pool stays usable.
 
-mod search;
+pub(crate) mod engine;
+pub(crate) mod search;
 mod sources;
 mod splitter;
+
+pub(crate) use engine::{NeverStop, Stop, drive};
 
 pub use search::{all, any, find_any, position_any};
 pub use sources::{
     ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, chunks, chunks_mut,
     enumerate, enumerate_mut,
 };
-
-use crate::join::with_worker;
-use crate::registry::Worker;
-use splitter::Splitter;
 
 /// A splittable sequence for parallel loops.
 ///
@@ -88,6 +90,18 @@ pub trait ParallelSource: Sized + Send + IntoIterator {
 
     /// Splits into the first `index` items and the rest. `index <= self.par_len()`.
     fn par_split_at(self, index: usize) -> (Self, Self);
+
+    /// The shortest piece worth running on its own: the runtime does not split the source
+    /// into pieces shorter than this (unless it is shorter itself). Default 1.
+    fn par_min_len(&self) -> usize {
+        1
+    }
+
+    /// The longest piece the runtime should run as one: longer pieces are split, as far as
+    /// [`par_min_len`](Self::par_min_len) allows. Default: no limit.
+    fn par_max_len(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// Conversion into a [`ParallelSource`] (implemented for every source, and for `&Vec<T>` and
@@ -111,10 +125,11 @@ impl<S: ParallelSource> IntoParallelSource for S {
 /// Runs `leaf` over pieces of `source` in parallel, each piece a sub-sequence of the source in
 /// order; together the pieces cover every item exactly once.
 ///
-/// Pieces are cut by an adaptive splitter (as in rayon): a few pieces per worker to start
-/// with, split further when a piece is stolen, and never split into halves shorter than
-/// `grain` items (`grain == 0`: no minimum beyond one item). A source too short to
-/// split runs as a single piece on the calling thread.
+/// The calling thread first runs a few pieces from the front itself, timing them: a loop that
+/// is over within some tens of microseconds never touches the pool (sharing it would cost
+/// more than it saves). The rest is cut by an adaptive splitter (as in rayon): a few pieces per
+/// worker to start with, split further when a piece is stolen, and never split into halves
+/// shorter than `grain` items (`grain == 0`: no minimum beyond one item).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -135,30 +150,13 @@ where
     S: IntoParallelSource,
     F: Fn(S::Source) + Sync,
 {
-    let source = source.into_par_source();
-    if !Splitter::new(1, grain).may_split(source.par_len()) {
-        return leaf(source);
-    }
-    with_worker(|worker| {
-        let splitter = Splitter::new(worker.num_threads(), grain);
-        for_each_split(worker, source, splitter, false, &leaf);
-    });
-}
-
-fn for_each_split<S, F>(worker: &Worker, source: S, mut splitter: Splitter, stolen: bool, leaf: &F)
-where
-    S: ParallelSource,
-    F: Fn(S) + Sync,
-{
-    let len = source.par_len();
-    if !splitter.try_split(len, stolen) {
-        return leaf(source);
-    }
-    let (left, right) = source.par_split_at(len / 2);
-    let forker = worker.index();
-    worker.join(
-        |w| for_each_split(w, left, splitter, false, leaf),
-        |w| for_each_split(w, right, splitter, w.index() != forker, leaf),
+    let leaf = |piece, _offset| leaf(piece);
+    drive(
+        source.into_par_source(),
+        grain,
+        &NeverStop,
+        &leaf,
+        &|(), ()| (),
     );
 }
 
@@ -183,41 +181,8 @@ where
     F: Fn(S::Source) -> T + Sync,
     C: Fn(T, T) -> T + Sync,
 {
-    let source = source.into_par_source();
-    if !Splitter::new(1, grain).may_split(source.par_len()) {
-        return leaf(source);
-    }
-    with_worker(|worker| {
-        let splitter = Splitter::new(worker.num_threads(), grain);
-        reduce_split(worker, source, splitter, false, &leaf, &combine)
-    })
-}
-
-fn reduce_split<S, T, F, C>(
-    worker: &Worker,
-    source: S,
-    mut splitter: Splitter,
-    stolen: bool,
-    leaf: &F,
-    combine: &C,
-) -> T
-where
-    S: ParallelSource,
-    T: Send,
-    F: Fn(S) -> T + Sync,
-    C: Fn(T, T) -> T + Sync,
-{
-    let len = source.par_len();
-    if !splitter.try_split(len, stolen) {
-        return leaf(source);
-    }
-    let (left, right) = source.par_split_at(len / 2);
-    let forker = worker.index();
-    let (a, b) = worker.join(
-        |w| reduce_split(w, left, splitter, false, leaf, combine),
-        |w| reduce_split(w, right, splitter, w.index() != forker, leaf, combine),
-    );
-    combine(a, b)
+    let leaf = |piece, _offset| leaf(piece);
+    drive(source.into_par_source(), grain, &NeverStop, &leaf, &combine)
 }
 
 /// Maps every item with `map` and combines the results with the associative `combine`, in

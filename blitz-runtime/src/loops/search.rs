@@ -1,92 +1,110 @@
-//! Early-exit searches: [`any`], [`all`], [`find_any`], [`position_any`].
+//! Early-exit searches: [`any`], [`all`], [`find_any`], [`position_any`], and the stop rules
+//! the parallel iterators' ordered searches share with them.
 //!
 //! A search is a parallel loop whose answer may be known before every item has been looked at.
-//! All pieces share one `done` flag: the piece that finds a hit raises it, and every fork and
-//! every leaf checks it first, so the remaining pieces are neither split further nor run. A
-//! running leaf is a sequential short-circuiting loop that also re-checks the flag every
-//! [`CHECK_INTERVAL`] items, so a long leaf stops soon after another leaf found the answer.
+//! All pieces share one [`Stop`]: the piece that finds a hit records it, and every fork and
+//! every leaf asks it first, so pieces whose answer cannot matter any more are neither split
+//! further nor run. A running leaf is a sequential short-circuiting loop that also asks again
+//! every [`CHECK_INTERVAL`] items, so a long leaf stops soon after another leaf settled the
+//! answer.
 //!
-//! The flag is only a hint to stop early; the answer itself travels back through the
-//! return values of `join`, which synchronises it. So the flag is a plain `std` atomic with
-//! relaxed accesses (it is not part of the runtime's synchronisation protocol).
+//! * [`AnyHit`]: any hit settles it (`any`, `find_any`, ...).
+//! * [`FirstHit`]: the hit of lowest index wins, so only pieces after the earliest piece with a
+//!   hit can be skipped.
+//! * [`LastHit`]: the hit of highest index wins, so only pieces before the latest piece with a
+//!   hit can be skipped.
+//!
+//! The stop state is only a hint to stop early; the answer itself travels back through the
+//! return values of `join`, which synchronises it. So it is held in plain `std` atomics with
+//! relaxed accesses (not part of the runtime's synchronisation protocol).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::splitter::Splitter;
-use super::{IntoParallelSource, ParallelSource};
-use crate::join::with_worker;
-use crate::registry::Worker;
+use super::{IntoParallelSource, Stop, drive};
 
-/// How many items a leaf checks between two looks at the shared `done` flag.
-const CHECK_INTERVAL: usize = 1024;
+/// How many items a leaf checks between two looks at the shared stop state.
+pub(crate) const CHECK_INTERVAL: usize = 1024;
 
 /// The item type of a source.
 type Item<S> = <<S as IntoParallelSource>::Source as IntoIterator>::Item;
 
-/// Runs `leaf(piece, offset_of_piece, done)` over the pieces of `source` until one returns
-/// `Some`; returns that answer (any one of them if several pieces found one).
-fn search<S, T, F>(source: S, grain: usize, leaf: F) -> Option<T>
-where
-    S: IntoParallelSource,
-    T: Send,
-    F: Fn(S::Source, usize, &AtomicBool) -> Option<T> + Sync,
-{
-    let source = source.into_par_source();
-    let done = AtomicBool::new(false);
-    if !Splitter::new(1, grain).may_split(source.par_len()) {
-        return leaf(source, 0, &done);
+/// Stop rule of unordered searches: once any piece found a hit, nothing else runs.
+#[derive(Default)]
+pub(crate) struct AnyHit(AtomicBool);
+
+impl AnyHit {
+    /// Records a hit.
+    pub(crate) fn hit(&self) {
+        // Relaxed: a hint (see the module docs).
+        self.0.store(true, Ordering::Relaxed);
     }
-    with_worker(|worker| {
-        let splitter = Splitter::new(worker.num_threads(), grain);
-        search_split(worker, source, 0, splitter, false, &done, &leaf)
-    })
 }
 
-fn search_split<S, T, F>(
-    worker: &Worker,
-    source: S,
-    offset: usize,
-    mut splitter: Splitter,
-    stolen: bool,
-    done: &AtomicBool,
-    leaf: &F,
-) -> Option<T>
-where
-    S: ParallelSource,
-    T: Send,
-    F: Fn(S, usize, &AtomicBool) -> Option<T> + Sync,
-{
-    // Relaxed: a hint (see the module docs); a stale `false` costs one more piece's work.
-    if done.load(Ordering::Relaxed) {
-        return None;
+impl Stop for AnyHit {
+    #[inline]
+    fn skip(&self, _offset: usize, _len: usize) -> bool {
+        // Relaxed: a hint (see the module docs); a stale `false` costs one more look.
+        self.0.load(Ordering::Relaxed)
     }
-    let len = source.par_len();
-    if !splitter.try_split(len, stolen) {
-        let answer = leaf(source, offset, done);
-        if answer.is_some() {
-            // Relaxed: a hint (see the module docs).
-            done.store(true, Ordering::Relaxed);
+}
+
+/// Stop rule of searches for the first hit: the offset of the earliest piece that found one.
+/// Pieces are disjoint, so a piece starting after that piece's start lies wholly after it.
+pub(crate) struct FirstHit(AtomicUsize);
+
+impl Default for FirstHit {
+    fn default() -> Self {
+        FirstHit(AtomicUsize::new(usize::MAX))
+    }
+}
+
+impl FirstHit {
+    /// Records a hit in the piece starting at `offset`.
+    pub(crate) fn hit(&self, offset: usize) {
+        // Relaxed: a hint (see the module docs).
+        self.0.fetch_min(offset, Ordering::Relaxed);
+    }
+}
+
+impl Stop for FirstHit {
+    #[inline]
+    fn skip(&self, offset: usize, _len: usize) -> bool {
+        // Relaxed: a hint (see the module docs).
+        self.0.load(Ordering::Relaxed) < offset
+    }
+}
+
+/// Stop rule of searches for the last hit: one past the offset of the latest piece that found
+/// one (0: none yet). Everything ending at or before that piece's start lies wholly before it.
+#[derive(Default)]
+pub(crate) struct LastHit(AtomicUsize);
+
+impl LastHit {
+    /// Records a hit in the piece starting at `offset`.
+    pub(crate) fn hit(&self, offset: usize) {
+        // Relaxed: a hint (see the module docs).
+        self.0.fetch_max(offset + 1, Ordering::Relaxed);
+    }
+}
+
+impl Stop for LastHit {
+    #[inline]
+    fn skip(&self, offset: usize, len: usize) -> bool {
+        // Relaxed: a hint (see the module docs).
+        match self.0.load(Ordering::Relaxed) {
+            0 => false,
+            latest => latest > offset.saturating_add(len),
         }
-        return answer;
     }
-    let mid = len / 2;
-    let (left, right) = source.par_split_at(mid);
-    let forker = worker.index();
-    let (a, b) = worker.join(
-        |w| search_split(w, left, offset, splitter, false, done, leaf),
-        |w| {
-            let stolen = w.index() != forker;
-            search_split(w, right, offset + mid, splitter, stolen, done, leaf)
-        },
-    );
-    a.or(b)
 }
 
-/// The sequential leaf of a search: `check(index_in_piece, item)` on each item in order until
-/// it answers, looking at `done` every [`CHECK_INTERVAL`] items.
-fn scan<I, T>(
+/// The sequential leaf of a search for the first hit in a piece: `check(index_in_piece, item)`
+/// on each item in order until it answers, asking `stop` every [`CHECK_INTERVAL`] items
+/// whether the piece starting at `offset` still matters.
+pub(crate) fn scan<I, T>(
     piece: I,
-    done: &AtomicBool,
+    offset: usize,
+    stop: &impl Stop,
     mut check: impl FnMut(usize, I::Item) -> Option<T>,
 ) -> Option<T>
 where
@@ -102,14 +120,58 @@ where
             }
             index += 1;
         }
-        if index - block_start < CHECK_INTERVAL {
-            return None; // the piece is exhausted
-        }
-        // Relaxed: a hint (see the module docs).
-        if done.load(Ordering::Relaxed) {
-            return None;
+        if index - block_start < CHECK_INTERVAL || stop.skip(offset, 1) {
+            return None; // the piece is exhausted, or no longer matters
         }
     }
+}
+
+/// Like [`scan`], but for the last hit in the piece: looks at every item (unless `stop` says
+/// the piece no longer matters) and keeps the last answer.
+pub(crate) fn scan_last<I, T>(
+    piece: I,
+    offset: usize,
+    len: usize,
+    stop: &impl Stop,
+    mut check: impl FnMut(usize, I::Item) -> Option<T>,
+) -> Option<T>
+where
+    I: IntoIterator,
+{
+    let mut items = piece.into_iter();
+    let mut index = 0;
+    let mut last = None;
+    loop {
+        let block_start = index;
+        for item in items.by_ref().take(CHECK_INTERVAL) {
+            if let Some(answer) = check(index, item) {
+                last = Some(answer);
+            }
+            index += 1;
+        }
+        if index - block_start < CHECK_INTERVAL || stop.skip(offset, len) {
+            return last;
+        }
+    }
+}
+
+/// Runs `leaf(piece, offset)` over the pieces of `source` until one answers; returns that
+/// answer (any one of them if several pieces found one).
+fn search<S, T, F>(source: S, grain: usize, leaf: F) -> Option<T>
+where
+    S: IntoParallelSource,
+    T: Send,
+    F: Fn(S::Source, usize, &AnyHit) -> Option<T> + Sync,
+{
+    let stop = AnyHit::default();
+    let leaf = |piece, offset| {
+        let answer = leaf(piece, offset, &stop);
+        if answer.is_some() {
+            stop.hit();
+        }
+        answer
+    };
+    drive(source.into_par_source(), grain, &stop, &leaf, &Option::or)
 }
 
 /// True if `predicate` holds for some item of `source`. Stops looking (no new pieces, and
@@ -125,8 +187,8 @@ where
     S: IntoParallelSource,
     P: Fn(Item<S>) -> bool + Sync,
 {
-    search(source, grain, |piece, _, done| {
-        scan(piece, done, |_, item| predicate(item).then_some(()))
+    search(source, grain, |piece, offset, stop| {
+        scan(piece, offset, stop, |_, item| predicate(item).then_some(()))
     })
     .is_some()
 }
@@ -161,8 +223,10 @@ where
     Item<S>: Send,
     P: Fn(&Item<S>) -> bool + Sync,
 {
-    search(source, grain, |piece, _, done| {
-        scan(piece, done, |_, item| predicate(&item).then_some(item))
+    search(source, grain, |piece, offset, stop| {
+        scan(piece, offset, stop, |_, item| {
+            predicate(&item).then_some(item)
+        })
     })
 }
 
@@ -179,8 +243,8 @@ where
     S: IntoParallelSource,
     P: Fn(Item<S>) -> bool + Sync,
 {
-    search(source, grain, |piece, offset, done| {
-        scan(piece, done, |index, item| {
+    search(source, grain, |piece, offset, stop| {
+        scan(piece, offset, stop, |index, item| {
             predicate(item).then_some(offset + index)
         })
     })
@@ -190,25 +254,25 @@ where
 mod tests {
     use super::*;
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::AtomicUsize;
+    use crate::loops::NeverStop;
 
     #[test]
     fn scan_stops_at_the_hit_and_reports_its_index() {
-        let done = AtomicBool::new(false);
         let mut seen = 0;
-        let hit = scan(0..10_000u32, &done, |i, x| {
+        let hit = scan(0..10_000u32, 0, &NeverStop, |i, x| {
             seen += 1;
             (x == 3000).then_some(i)
         });
         assert_eq!((hit, seen), (Some(3000), 3001));
-        assert_eq!(scan(0..5000u32, &done, |_, _| None::<()>), None);
+        assert_eq!(scan(0..5000u32, 0, &NeverStop, |_, _| None::<()>), None);
     }
 
     #[test]
     fn scan_gives_up_when_another_piece_found_the_answer() {
-        let done = AtomicBool::new(true);
+        let done = AnyHit::default();
+        done.hit();
         let mut seen = 0;
-        let hit = scan(0..100_000u32, &done, |_, _| {
+        let hit = scan(0..100_000u32, 0, &done, |_, _| {
             seen += 1;
             None::<()>
         });
@@ -229,5 +293,33 @@ mod tests {
         assert!(found);
         // Without early exit every item would be looked at.
         assert!(looked_at.into_inner() < 10_000_000);
+    }
+
+    #[test]
+    fn ordered_stop_rules_skip_only_what_cannot_matter() {
+        let first = FirstHit::default();
+        assert!(!first.skip(0, 10));
+        first.hit(100);
+        assert!(first.skip(101, 10), "after the hit's piece");
+        assert!(!first.skip(100, 10), "the hit's own piece");
+        assert!(
+            !first.skip(0, 1000),
+            "a piece before it may hold an earlier hit"
+        );
+        first.hit(40);
+        assert!(first.skip(100, 10));
+
+        let last = LastHit::default();
+        assert!(!last.skip(0, 10));
+        last.hit(100);
+        assert!(last.skip(0, 100), "ends where the hit's piece starts");
+        assert!(!last.skip(0, 101));
+        assert!(!last.skip(200, 10), "a piece after it may hold a later hit");
+        let mut seen = 0;
+        let answer = scan_last(0..10_000u32, 0, 10_000, &NeverStop, |i, x| {
+            seen += 1;
+            (x % 3000 == 7).then_some(i)
+        });
+        assert_eq!((answer, seen), (Some(9007), 10_000));
     }
 }

@@ -13,7 +13,8 @@
 //!   take parts of it.
 //! * Independently of the budget, a piece is never split into halves shorter than the minimum
 //!   leaf length (`grain`, or 1 when the caller lets the runtime choose), so every leaf that
-//!   comes from a split has at least `grain` items.
+//!   comes from a split has at least `grain` items; and a piece longer than the maximum leaf
+//!   length (a parallel iterator's `with_max_len`) is always split.
 //!
 //! Theft is detected for free: [`Worker::join`](crate::Worker::join) hands each closure the
 //! worker that runs it, and the forking worker's index is known when the closure is built.
@@ -29,6 +30,8 @@ pub(crate) struct Splitter {
     splits: usize,
     /// Never split a piece into halves shorter than this (at least 1).
     min_len: usize,
+    /// Always split a piece longer than this (if `min_len` allows).
+    max_len: usize,
     /// The pool size: the budget a stolen piece gets back.
     num_threads: usize,
 }
@@ -36,11 +39,19 @@ pub(crate) struct Splitter {
 impl Splitter {
     /// A splitter for a pool of `num_threads` workers; `grain` is the minimum leaf length
     /// (`0`: no minimum beyond one item).
+    #[cfg(test)]
     pub(crate) fn new(num_threads: usize, grain: usize) -> Self {
+        Self::with_bounds(num_threads, grain, usize::MAX)
+    }
+
+    /// A splitter with leaves of at least `min_len` items (`0`: no minimum beyond one item)
+    /// and, where `min_len` allows, at most `max_len`.
+    pub(crate) fn with_bounds(num_threads: usize, min_len: usize, max_len: usize) -> Self {
         let num_threads = num_threads.max(1);
         Splitter {
             splits: num_threads.saturating_mul(INITIAL_SPLITS_PER_THREAD),
-            min_len: grain.max(1),
+            min_len: min_len.max(1),
+            max_len: max_len.max(1),
             num_threads,
         }
     }
@@ -60,7 +71,7 @@ impl Splitter {
         if stolen {
             self.splits = (self.splits / 2).max(self.num_threads);
             true
-        } else if self.splits > 0 {
+        } else if self.splits > 0 || len > self.max_len {
             self.splits /= 2;
             true
         } else {
@@ -107,6 +118,18 @@ mod tests {
                 assert!(out.iter().all(|&l| l / 2 < grain || l < 2), "{out:?}");
             }
         }
+    }
+
+    #[test]
+    fn pieces_longer_than_the_maximum_are_split() {
+        let mut out = Vec::new();
+        leaves(1000, Splitter::with_bounds(2, 0, 10), &mut out);
+        assert_eq!(out.iter().sum::<usize>(), 1000);
+        assert!(out.iter().all(|&l| l <= 10), "{out:?}");
+        // The minimum wins over the maximum.
+        let mut out = Vec::new();
+        leaves(1000, Splitter::with_bounds(2, 100, 10), &mut out);
+        assert!(out.iter().all(|&l| (100..200).contains(&l)), "{out:?}");
     }
 
     #[test]

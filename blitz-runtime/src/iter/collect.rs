@@ -1,0 +1,435 @@
+//! `collect` and `unzip`: building collections from parallel iterators.
+//!
+//! Into a `Vec`, an indexed iterator is written in place: the `Vec` reserves its final length
+//! and every piece writes its items at its own offset, so nothing is appended or copied
+//! afterwards. Each piece's written items are owned by a [`Written`] guard until they are
+//! merged with their neighbours'; if anything panics, every guard drops the items it holds and
+//! the `Vec` keeps its old length. An iterator of unknown length (`filter`, ...) collects each
+//! piece into a `Vec` of its own and then moves the pieces into place in parallel.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
+use std::mem::{self, MaybeUninit};
+use std::ptr;
+use std::sync::Mutex;
+
+use super::consumers::{Leaf, run};
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::loops::{NeverStop, drive};
+
+/// A collection that can be built from a parallel iterator (`ParallelIterator::collect`):
+/// rayon's `FromParallelIterator`.
+///
+/// ```
+/// use blitz::prelude::*;
+/// use std::collections::HashMap;
+///
+/// let squares: HashMap<u32, u32> = (0..4u32).into_par_iter().map(|x| (x, x * x)).collect();
+/// assert_eq!(squares[&3], 9);
+/// let text: String = ["par", "allel"].par_iter().copied().collect();
+/// assert_eq!(text, "parallel");
+/// let all_ok: Result<Vec<u32>, String> = (0..3u32).into_par_iter().map(Ok).collect();
+/// assert_eq!(all_ok, Ok(vec![0, 1, 2]));
+/// ```
+pub trait FromParallelIterator<T: Send>: Sized {
+    /// Builds the collection from `iter`'s items, in order.
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+/// A raw pointer that may be sent to the worker that writes through it.
+struct SendPtr<T>(*mut T);
+
+impl<T> Clone for SendPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer. (A method, so that closures capture the whole `SendPtr`, not its field.)
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+// SAFETY: the pointer is only used to write disjoint items of a buffer that outlives the
+// parallel run; `T: Send` because the items it writes end up owned by the caller's thread.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+// SAFETY: as for `Send`: every piece writes only its own range.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+
+/// The items written by one or more adjacent pieces: `len` initialised items from `start`.
+/// Owns them until [`Written::release`]; drops them otherwise (on a panic elsewhere).
+struct Written<T> {
+    start: *mut T,
+    len: usize,
+}
+
+// SAFETY: a `Written` owns its items (`T: Send`) and its range is disjoint from every other's.
+unsafe impl<T: Send> Send for Written<T> {}
+
+impl<T> Written<T> {
+    /// Joins two adjacent runs of items into one.
+    fn merge(self, right: Written<T>) -> Written<T> {
+        // `wrapping_add`: only compared, never dereferenced.
+        if self.start.wrapping_add(self.len) != right.start {
+            // Not adjacent: an indexed iterator yielded fewer items than its length. Both
+            // guards drop what they hold as the panic unwinds.
+            panic!("blitz: an indexed parallel iterator yielded fewer items than its length");
+        }
+        let merged = Written {
+            start: self.start,
+            len: self.len + right.len,
+        };
+        mem::forget(self);
+        mem::forget(right);
+        merged
+    }
+
+    /// Gives up ownership of the items (they now belong to the `Vec`); returns how many.
+    fn release(self) -> usize {
+        let len = self.len;
+        mem::forget(self);
+        len
+    }
+}
+
+impl<T> Drop for Written<T> {
+    fn drop(&mut self) {
+        // SAFETY: the `len` items from `start` are initialised and owned by this guard alone.
+        unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.start, self.len)) };
+    }
+}
+
+/// The leaf of in-place collection: writes a piece's items at `target + offset`.
+struct WriteLeaf<T> {
+    target: SendPtr<T>,
+}
+
+impl<T: Send> Leaf<T> for WriteLeaf<T> {
+    type Output = Written<T>;
+
+    fn run<I: Iterator<Item = T>>(&self, items: I, offset: usize, len: usize) -> Written<T> {
+        // SAFETY: `offset + len` is within the reserved spare capacity (the pieces tile the
+        // iterator's `len` items, and that many were reserved).
+        let start = unsafe { self.target.0.add(offset) };
+        let mut written = Written { start, len: 0 };
+        for item in items {
+            assert!(
+                written.len < len,
+                "blitz: an indexed parallel iterator yielded more items than its length"
+            );
+            // SAFETY: slot `written.len < len` of this piece's range: reserved, not yet
+            // written, and written by no other piece.
+            unsafe { written.start.add(written.len).write(item) };
+            written.len += 1;
+        }
+        written
+    }
+}
+
+/// Appends the items of an indexed iterator to `vec`, written in place.
+pub(super) fn append_indexed<I>(iter: I, vec: &mut Vec<I::Item>)
+where
+    I: IndexedParallelIterator,
+{
+    append_known_len(iter.len(), iter, vec);
+}
+
+/// Appends `len` items (`iter` promises exactly that many) to `vec`, written in place.
+fn append_known_len<I: ParallelIterator>(len: usize, iter: I, vec: &mut Vec<I::Item>) {
+    vec.reserve(len);
+    let spare: &mut [MaybeUninit<I::Item>] = &mut vec.spare_capacity_mut()[..len];
+    let target = SendPtr(spare.as_mut_ptr().cast::<I::Item>());
+    let written = run(iter, WriteLeaf { target }, &NeverStop, Written::merge);
+    // Every piece reported in; fewer items than promised is a broken iterator, not UB.
+    assert_eq!(
+        written.len, len,
+        "blitz: an indexed parallel iterator yielded fewer items than its length"
+    );
+    let added = written.release();
+    // SAFETY: the `added` slots after the old length were all written (one `Written` covers
+    // them) and their ownership passed to the `Vec` with `release`.
+    unsafe { vec.set_len(vec.len() + added) };
+}
+
+/// The leaf of collection of unknown length: the piece's items in a `Vec` of their own.
+struct PiecesLeaf<T>(PhantomData<fn() -> T>);
+
+impl<T: Send> Leaf<T> for PiecesLeaf<T> {
+    type Output = Vec<Vec<T>>;
+
+    fn run<I: Iterator<Item = T>>(&self, items: I, _offset: usize, _len: usize) -> Vec<Vec<T>> {
+        let piece: Vec<T> = items.collect();
+        if piece.is_empty() {
+            Vec::new()
+        } else {
+            vec![piece]
+        }
+    }
+}
+
+/// The items of `iter` as a list of non-empty `Vec`s, in order.
+fn collect_pieces<I: ParallelIterator>(iter: I) -> Vec<Vec<I::Item>> {
+    run(iter, PiecesLeaf(PhantomData), &NeverStop, |mut a, mut b| {
+        a.append(&mut b);
+        a
+    })
+}
+
+/// Moves the items of `pieces` to the end of `vec`, the pieces copied in parallel.
+fn append_pieces<T: Send>(pieces: Vec<Vec<T>>, vec: &mut Vec<T>) {
+    let total: usize = pieces.iter().map(Vec::len).sum();
+    if pieces.len() <= 1 {
+        vec.extend(pieces.into_iter().flatten());
+        return;
+    }
+    vec.reserve(total);
+    let mut offsets = Vec::with_capacity(pieces.len());
+    let mut next = vec.len();
+    for piece in &pieces {
+        offsets.push(next);
+        next += piece.len();
+    }
+    let base = SendPtr(vec.as_mut_ptr());
+    let mut pieces = pieces;
+    let mut moves: Vec<(usize, &mut Vec<T>)> = offsets.into_iter().zip(pieces.iter_mut()).collect();
+    drive(
+        &mut moves[..],
+        1,
+        &NeverStop,
+        &|moves: &mut [(usize, &mut Vec<T>)], _| {
+            for (offset, piece) in moves {
+                let offset = *offset;
+                // SAFETY: `[offset, offset + piece.len())` lies in the reserved capacity and
+                // belongs to this piece alone; the items are moved (the piece's length is set
+                // to 0 right after, so they are not dropped twice). Copying cannot panic.
+                unsafe {
+                    ptr::copy_nonoverlapping(piece.as_ptr(), base.get().add(offset), piece.len());
+                    piece.set_len(0);
+                }
+            }
+        },
+        &|(), ()| (),
+    );
+    // SAFETY: all `total` slots after the old length were written by the moves above.
+    unsafe { vec.set_len(vec.len() + total) };
+}
+
+/// Collects into a `Vec`, in place when the length is known.
+fn collect_vec<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
+    let mut vec = Vec::new();
+    match iter.opt_len() {
+        Some(len) => append_known_len(len, iter, &mut vec),
+        None => append_pieces(collect_pieces(iter), &mut vec),
+    }
+    vec
+}
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(iter.into_par_iter())
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for VecDeque<T> {
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(iter.into_par_iter()).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(iter.into_par_iter()).into_boxed_slice()
+    }
+}
+
+/// Collections built sequentially from the pieces' `Vec`s (their insertion is inherently
+/// sequential or needs hashing of every item on one thread anyway).
+macro_rules! collect_via_pieces {
+    ($(impl<$($lt:lifetime,)? $($param:ident),*> for $collection:ty where [$($bound:tt)*] item $item:ty;)*) => {$(
+        impl<$($lt,)? $($param),*> FromParallelIterator<$item> for $collection
+        where
+            $($bound)*
+        {
+            fn from_par_iter<I>(iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                collect_pieces(iter.into_par_iter()).into_iter().flatten().collect()
+            }
+        }
+    )*};
+}
+
+collect_via_pieces! {
+    impl<K, V, S> for HashMap<K, V, S>
+        where [K: Eq + Hash + Send, V: Send, S: BuildHasher + Default] item (K, V);
+    impl<T, S> for HashSet<T, S> where [T: Eq + Hash + Send, S: BuildHasher + Default] item T;
+    impl<K, V> for BTreeMap<K, V> where [K: Ord + Send, V: Send] item (K, V);
+    impl<T> for BTreeSet<T> where [T: Ord + Send] item T;
+    impl<> for String where [] item char;
+    impl<'a,> for String where [] item &'a str;
+    impl<> for String where [] item String;
+}
+
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = ()>,
+    {
+        iter.into_par_iter().for_each(|()| {});
+    }
+}
+
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    /// Collects the `Ok` values; if some item is an `Err`, returns one of the errors (not
+    /// necessarily the first).
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = Result<T, E>>,
+    {
+        let error = Mutex::new(None);
+        let collection = iter
+            .into_par_iter()
+            .filter_map(|item| match item {
+                Ok(value) => Some(value),
+                Err(e) => {
+                    let mut slot = error.lock().unwrap_or_else(|poison| poison.into_inner());
+                    slot.get_or_insert(e);
+                    None
+                }
+            })
+            .collect();
+        match error
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+        {
+            Some(e) => Err(e),
+            None => Ok(collection),
+        }
+    }
+}
+
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    /// Collects the `Some` values; `None` if some item is `None`.
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = Option<T>>,
+    {
+        let result: Result<C, ()> = iter.into_par_iter().map(|item| item.ok_or(())).collect();
+        result.ok()
+    }
+}
+
+/// `ParallelIterator::unzip`: both halves collected in place when the length is known.
+pub(super) fn unzip<I, A, B, FromA, FromB>(iter: I) -> (FromA, FromB)
+where
+    I: ParallelIterator<Item = (A, B)>,
+    A: Send,
+    B: Send,
+    FromA: FromParallelIterator<A>,
+    FromB: FromParallelIterator<B>,
+{
+    let (a, b): (Vec<A>, Vec<B>) = match iter.opt_len() {
+        Some(len) => {
+            let (mut a, mut b) = (Vec::with_capacity(len), Vec::with_capacity(len));
+            let target_a = SendPtr(a.as_mut_ptr());
+            let target_b = SendPtr(b.as_mut_ptr());
+            let leaf = UnzipLeaf { target_a, target_b };
+            let (written_a, written_b) = run(
+                iter,
+                leaf,
+                &NeverStop,
+                |(a1, b1): (Written<A>, Written<B>), (a2, b2)| (a1.merge(a2), b1.merge(b2)),
+            );
+            assert!(
+                written_a.len == len && written_b.len == len,
+                "blitz: an indexed parallel iterator yielded fewer items than its length"
+            );
+            let (added_a, added_b) = (written_a.release(), written_b.release());
+            // SAFETY: the first `len` slots of each were written and handed over by `release`.
+            unsafe {
+                a.set_len(added_a);
+                b.set_len(added_b);
+            }
+            (a, b)
+        }
+        None => {
+            let pieces = collect_pieces(iter);
+            let mut a_pieces = Vec::with_capacity(pieces.len());
+            let mut b_pieces = Vec::with_capacity(pieces.len());
+            for piece in pieces {
+                let (a, b): (Vec<A>, Vec<B>) = piece.into_iter().unzip();
+                a_pieces.push(a);
+                b_pieces.push(b);
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            append_pieces(a_pieces, &mut a);
+            append_pieces(b_pieces, &mut b);
+            (a, b)
+        }
+    };
+    (FromA::from_par_iter(a), FromB::from_par_iter(b))
+}
+
+/// The leaf of in-place `unzip`.
+struct UnzipLeaf<A, B> {
+    target_a: SendPtr<A>,
+    target_b: SendPtr<B>,
+}
+
+impl<A: Send, B: Send> Leaf<(A, B)> for UnzipLeaf<A, B> {
+    type Output = (Written<A>, Written<B>);
+
+    fn run<I: Iterator<Item = (A, B)>>(&self, items: I, offset: usize, len: usize) -> Self::Output {
+        // SAFETY: as in `WriteLeaf::run`, for both targets.
+        let (start_a, start_b) =
+            unsafe { (self.target_a.0.add(offset), self.target_b.0.add(offset)) };
+        let mut written_a = Written {
+            start: start_a,
+            len: 0,
+        };
+        let mut written_b = Written {
+            start: start_b,
+            len: 0,
+        };
+        for (a, b) in items {
+            assert!(
+                written_a.len < len,
+                "blitz: an indexed parallel iterator yielded more items than its length"
+            );
+            // SAFETY: as in `WriteLeaf::run`: slot `written_a.len < len` of this piece.
+            unsafe {
+                written_a.start.add(written_a.len).write(a);
+                written_a.len += 1;
+                written_b.start.add(written_b.len).write(b);
+                written_b.len += 1;
+            }
+        }
+        (written_a, written_b)
+    }
+}

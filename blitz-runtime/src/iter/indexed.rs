@@ -1,0 +1,349 @@
+//! The adaptors that need an indexed base: `enumerate`, `zip`, `chunks`.
+
+use std::ops::RangeFrom;
+
+use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
+use crate::loops::ParallelSource;
+
+/// The iterator of [`IndexedParallelIterator::enumerate`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Enumerate<I> {
+    base: I,
+}
+
+impl<I> Enumerate<I> {
+    pub(super) fn new(base: I) -> Self {
+        Enumerate { base }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
+    type Item = (usize, I::Item);
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        return self.base.with_producer(Callback { callback });
+
+        struct Callback<CB> {
+            callback: CB,
+        }
+
+        impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = T>,
+            {
+                self.callback.call(EnumerateProducer { base, offset: 0 })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.base.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+}
+
+struct EnumerateProducer<P> {
+    base: P,
+    /// The index of the base's first item.
+    offset: usize,
+}
+
+impl<P: ParallelSource> ParallelSource for EnumerateProducer<P> {
+    fn par_len(&self) -> usize {
+        self.base.par_len()
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.par_split_at(index);
+        (
+            EnumerateProducer {
+                base: left,
+                offset: self.offset,
+            },
+            EnumerateProducer {
+                base: right,
+                offset: self.offset + index,
+            },
+        )
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.base.par_min_len()
+    }
+
+    fn par_max_len(&self) -> usize {
+        self.base.par_max_len()
+    }
+}
+
+impl<P: IntoIterator> IntoIterator for EnumerateProducer<P> {
+    type Item = (usize, P::Item);
+    type IntoIter = std::iter::Zip<RangeFrom<usize>, P::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        (self.offset..).zip(self.base)
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::zip`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Zip<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A, B> Zip<A, B> {
+    pub(super) fn new(a: A, b: B) -> Self {
+        Zip { a, b }
+    }
+}
+
+impl<A, B> ParallelIterator for Zip<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    type Item = (A::Item, B::Item);
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.len();
+        // The producer of `a` arrives first; it then waits inside `b`'s callback for `b`'s.
+        return self.a.with_producer(CallbackA {
+            callback,
+            b: self.b,
+            len,
+        });
+
+        struct CallbackA<CB, B> {
+            callback: CB,
+            b: B,
+            len: usize,
+        }
+
+        impl<TA, CB, B> ProducerCallback<TA> for CallbackA<CB, B>
+        where
+            B: IndexedParallelIterator,
+            CB: ProducerCallback<(TA, B::Item)>,
+        {
+            type Output = CB::Output;
+
+            fn call<PA>(self, a: PA) -> CB::Output
+            where
+                PA: ParallelSource + IntoIterator<Item = TA>,
+            {
+                self.b.with_producer(CallbackB {
+                    callback: self.callback,
+                    a,
+                    len: self.len,
+                })
+            }
+        }
+
+        struct CallbackB<CB, PA> {
+            callback: CB,
+            a: PA,
+            len: usize,
+        }
+
+        impl<TB, CB, PA> ProducerCallback<TB> for CallbackB<CB, PA>
+        where
+            PA: ParallelSource,
+            CB: ProducerCallback<(PA::Item, TB)>,
+        {
+            type Output = CB::Output;
+
+            fn call<PB>(self, b: PB) -> CB::Output
+            where
+                PB: ParallelSource + IntoIterator<Item = TB>,
+            {
+                self.callback.call(ZipProducer {
+                    a: self.a,
+                    b,
+                    len: self.len,
+                })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<A, B> IndexedParallelIterator for Zip<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+}
+
+/// Two producers side by side. `len` is the shorter one's length: the longer one's excess
+/// stays in the last piece, where the sequential `zip` never reaches it (and drops it).
+struct ZipProducer<PA, PB> {
+    a: PA,
+    b: PB,
+    len: usize,
+}
+
+impl<PA: ParallelSource, PB: ParallelSource> ParallelSource for ZipProducer<PA, PB> {
+    fn par_len(&self) -> usize {
+        self.len
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let (a_left, a_right) = self.a.par_split_at(index);
+        let (b_left, b_right) = self.b.par_split_at(index);
+        (
+            ZipProducer {
+                a: a_left,
+                b: b_left,
+                len: index,
+            },
+            ZipProducer {
+                a: a_right,
+                b: b_right,
+                len: self.len - index,
+            },
+        )
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.a.par_min_len().max(self.b.par_min_len())
+    }
+
+    fn par_max_len(&self) -> usize {
+        self.a.par_max_len().min(self.b.par_max_len())
+    }
+}
+
+impl<PA: IntoIterator, PB: IntoIterator> IntoIterator for ZipProducer<PA, PB> {
+    type Item = (PA::Item, PB::Item);
+    type IntoIter = std::iter::Zip<PA::IntoIter, PB::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.a.into_iter().zip(self.b)
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::chunks`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Chunks<I> {
+    base: I,
+    size: usize,
+}
+
+impl<I> Chunks<I> {
+    pub(super) fn new(base: I, size: usize) -> Self {
+        assert!(size != 0, "blitz: chunk size must be non-zero");
+        Chunks { base, size }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
+    type Item = Vec<I::Item>;
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let size = self.size;
+        return self.base.with_producer(Callback { callback, size });
+
+        struct Callback<CB> {
+            callback: CB,
+            size: usize,
+        }
+
+        impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = T>,
+            {
+                self.callback.call(ChunksProducer {
+                    base,
+                    size: self.size,
+                })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
+    fn len(&self) -> usize {
+        self.base.len().div_ceil(self.size)
+    }
+}
+
+/// Splits the base at multiples of `size`; one item per `size` base items.
+struct ChunksProducer<P> {
+    base: P,
+    size: usize,
+}
+
+impl<P: ParallelSource> ParallelSource for ChunksProducer<P> {
+    fn par_len(&self) -> usize {
+        self.base.par_len().div_ceil(self.size)
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let at = index.saturating_mul(self.size).min(self.base.par_len());
+        let (left, right) = self.base.par_split_at(at);
+        let size = self.size;
+        (
+            ChunksProducer { base: left, size },
+            ChunksProducer { base: right, size },
+        )
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.base.par_min_len().div_ceil(self.size)
+    }
+
+    fn par_max_len(&self) -> usize {
+        (self.base.par_max_len() / self.size).max(1)
+    }
+}
+
+impl<P: IntoIterator> IntoIterator for ChunksProducer<P> {
+    type Item = Vec<P::Item>;
+    type IntoIter = ChunksIter<P::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        ChunksIter {
+            items: self.base.into_iter(),
+            size: self.size,
+        }
+    }
+}
+
+/// The sequential side of [`Chunks`]: `Vec`s of `size` items.
+pub(super) struct ChunksIter<I> {
+    items: I,
+    size: usize,
+}
+
+impl<I: Iterator> Iterator for ChunksIter<I> {
+    type Item = Vec<I::Item>;
+
+    fn next(&mut self) -> Option<Vec<I::Item>> {
+        let chunk: Vec<I::Item> = self.items.by_ref().take(self.size).collect();
+        (!chunk.is_empty()).then_some(chunk)
+    }
+}

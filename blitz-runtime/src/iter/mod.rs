@@ -1,0 +1,767 @@
+//! Parallel iterators under rayon's names, on the loops' splitting engine.
+//!
+//! A parallel iterator is a chain of adaptors over a *source* that can be split at an index
+//! (a slice, a range, a `Vec`, chunks of a slice). Running a consumer (`sum`, `collect`,
+//! `for_each`, ...) hands the source, wrapped in every adaptor of the chain, to the engine of
+//! [`crate::loops`] as one [`ParallelSource`]: the engine runs a timed prefix on the caller
+//! (a short loop never touches the pool), splits the rest adaptively and forks with
+//! `Worker::join`; each piece runs as the plain sequential iterator chain (`slice::Iter`, then
+//! `iter::Map`, then `iter::Filter`, ...), which LLVM optimises like hand-written code.
+//!
+//! How an adaptor reaches the source: a closure captured by `map(f)` lives in the `Map`
+//! value, but the pieces of the split need to share it by reference. So a consumer does not
+//! ask an iterator for its source; it hands the iterator a [`ProducerCallback`], and every
+//! adaptor passes on a callback of its own that wraps the source it gets in its producer
+//! (which borrows the closure) before handing it on. The innermost source calls the chain.
+//!
+//! * Indexed iterators ([`IndexedParallelIterator`]) yield exactly one item per index of their
+//!   source, so they can be zipped, enumerated, searched by position and collected in place.
+//!   `filter`, `filter_map`, `flat_map_iter` and `fold` lose that.
+//! * Pieces are split by *source* index even below a `filter`, so a piece's offset orders it
+//!   among the others: the ordered searches (`find_first`, `position_last`, ...) rely on that.
+
+mod adaptors;
+mod collect;
+mod consumers;
+mod indexed;
+mod slice;
+mod sources;
+#[cfg(all(test, not(loom)))]
+mod tests;
+mod try_ops;
+
+use std::cmp::Ordering;
+use std::iter::{Product, Sum};
+
+use crate::loops::ParallelSource;
+
+pub use adaptors::{
+    Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, FoldWith, Map, MaxLen, MinLen,
+};
+pub use collect::FromParallelIterator;
+pub use indexed::{Chunks, Enumerate, Zip};
+pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
+pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
+pub use try_ops::Try;
+
+/// Receives the source of a parallel iterator, wrapped in all its adaptors (see the module
+/// docs). Implemented by the consumers and adaptors; exposed so that new parallel iterators
+/// can be written outside the crate.
+pub trait ProducerCallback<T> {
+    /// What the callback returns.
+    type Output;
+
+    /// Runs with the producer of the iterator.
+    fn call<P>(self, producer: P) -> Self::Output
+    where
+        P: ParallelSource + IntoIterator<Item = T>;
+}
+
+/// A parallel iterator: rayon's `ParallelIterator`, run by Blitz's engine.
+///
+/// ```
+/// use blitz::prelude::*;
+///
+/// let v: Vec<u64> = (1..=1000).collect();
+/// let sum_of_odd_squares: u64 = v.par_iter().filter(|&&x| x % 2 == 1).map(|&x| x * x).sum();
+/// assert_eq!(sum_of_odd_squares, (1..=1000u64).filter(|x| x % 2 == 1).map(|x| x * x).sum());
+/// ```
+pub trait ParallelIterator: Sized + Send {
+    /// The items.
+    type Item: Send;
+
+    /// Hands the iterator's producer (its source wrapped in its adaptors) to `callback`.
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
+
+    /// The number of items, if known without running the iterator (indexed iterators).
+    #[doc(hidden)]
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// Applies `map` to every item.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let doubled: Vec<i32> = [1, 2, 3].par_iter().map(|x| x * 2).collect();
+    /// assert_eq!(doubled, [2, 4, 6]);
+    /// ```
+    fn map<F, R>(self, map: F) -> Map<Self, F>
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        Map::new(self, map)
+    }
+
+    /// Keeps the items for which `predicate` holds.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let even: Vec<u32> = (0..10u32).into_par_iter().filter(|x| x % 2 == 0).collect();
+    /// assert_eq!(even, [0, 2, 4, 6, 8]);
+    /// ```
+    fn filter<P>(self, predicate: P) -> Filter<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        Filter::new(self, predicate)
+    }
+
+    /// Maps every item to an `Option` and keeps the `Some` values.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = ["1", "two", "3"];
+    /// let numbers: Vec<i32> = words.par_iter().filter_map(|w| w.parse().ok()).collect();
+    /// assert_eq!(numbers, [1, 3]);
+    /// ```
+    fn filter_map<F, R>(self, filter_map: F) -> FilterMap<Self, F>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        FilterMap::new(self, filter_map)
+    }
+
+    /// Copies items out of references.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = vec![3u8, 4, 5];
+    /// let total: u32 = v.par_iter().copied().map(u32::from).sum();
+    /// assert_eq!(total, 12);
+    /// ```
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Copied::new(self)
+    }
+
+    /// Clones items out of references.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let names = vec![String::from("a"), String::from("b")];
+    /// let copies: Vec<String> = names.par_iter().cloned().collect();
+    /// assert_eq!(copies, names);
+    /// ```
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Cloned::new(self)
+    }
+
+    /// Maps every item to a sequential iterator and yields all their items in order.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let pairs: Vec<(u32, u32)> =
+    ///     (0..3u32).into_par_iter().flat_map_iter(|i| (0..i).map(move |j| (i, j))).collect();
+    /// assert_eq!(pairs, [(1, 0), (2, 0), (2, 1)]);
+    /// ```
+    fn flat_map_iter<F, U>(self, map: F) -> FlatMapIter<Self, F>
+    where
+        F: Fn(Self::Item) -> U + Sync + Send,
+        U: IntoIterator,
+        U::Item: Send,
+    {
+        FlatMapIter::new(self, map)
+    }
+
+    /// Never splits the source into pieces shorter than `min` (in source items): for items
+    /// so cheap that a piece needs many of them to be worth a fork.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let total: u64 = (0..100_000u64).into_par_iter().with_min_len(4096).sum();
+    /// assert_eq!(total, 4_999_950_000);
+    /// ```
+    fn with_min_len(self, min: usize) -> MinLen<Self> {
+        MinLen::new(self, min)
+    }
+
+    /// Splits the source until pieces are at most `max` items long (unless that would go
+    /// below a minimum length): for items so expensive that each should be free to move.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let squares: Vec<u64> = (0..8u64).into_par_iter().with_max_len(1).map(|x| x * x).collect();
+    /// assert_eq!(squares, [0, 1, 4, 9, 16, 25, 36, 49]);
+    /// ```
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen::new(self, max)
+    }
+
+    /// Folds the items of each piece into an accumulator started by `identity()`, and yields
+    /// one accumulator per piece (how many depends on the split). Follow it with a `reduce`
+    /// or `sum` to combine them.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = vec!["a", "bb", "ccc"];
+    /// let total_len = words
+    ///     .par_iter()
+    ///     .fold(|| 0usize, |acc, w| acc + w.len())
+    ///     .reduce(|| 0, |a, b| a + b);
+    /// assert_eq!(total_len, 6);
+    /// ```
+    fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
+    where
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send,
+    {
+        Fold::new(self, identity, fold_op)
+    }
+
+    /// Like [`fold`](Self::fold), starting each piece from a clone of `init`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let longest = ["a", "bbb", "cc"]
+    ///     .par_iter()
+    ///     .fold_with(0usize, |acc, w| acc.max(w.len()))
+    ///     .max();
+    /// assert_eq!(longest, Some(3));
+    /// ```
+    fn fold_with<T, F>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        T: Clone + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
+    /// Calls `op` on every item, in parallel.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// let total = AtomicU64::new(0);
+    /// (1..=100u64).into_par_iter().for_each(|x| {
+    ///     total.fetch_add(x, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 5050);
+    /// ```
+    fn for_each<OP>(self, op: OP)
+    where
+        OP: Fn(Self::Item) + Sync + Send,
+    {
+        consumers::for_each(self, op)
+    }
+
+    /// The sum of the items (as `Iterator::sum`; an empty iterator sums to zero).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<f64> = (0..1000).map(f64::from).collect();
+    /// let sum: f64 = v.par_iter().sum();
+    /// assert_eq!(sum, 499_500.0);
+    /// ```
+    fn sum<S>(self) -> S
+    where
+        S: Send + Sum<Self::Item> + Sum<S>,
+    {
+        consumers::sum(self)
+    }
+
+    /// The product of the items (as `Iterator::product`; empty: one).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let factorial: u64 = (1..=20u64).into_par_iter().product();
+    /// assert_eq!(factorial, 2_432_902_008_176_640_000);
+    /// ```
+    fn product<P>(self) -> P
+    where
+        P: Send + Product<Self::Item> + Product<P>,
+    {
+        consumers::product(self)
+    }
+
+    /// The number of items.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let n = (0..1000u32).into_par_iter().filter(|x| x % 7 == 0).count();
+    /// assert_eq!(n, 143);
+    /// ```
+    fn count(self) -> usize {
+        consumers::count(self)
+    }
+
+    /// The least item (the first of several equal ones), or `None` if there are none.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!([5, 2, 9].par_iter().min(), Some(&2));
+    /// ```
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        consumers::min_by(self, Ord::cmp)
+    }
+
+    /// The greatest item (the last of several equal ones), or `None` if there are none.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!([5, 2, 9].par_iter().max(), Some(&9));
+    /// ```
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        consumers::max_by(self, Ord::cmp)
+    }
+
+    /// The least item by `compare` (the first of several equal ones).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.par_iter().min_by(|a, b| a.total_cmp(b)), Some(&-1.0));
+    /// ```
+    fn min_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        consumers::min_by(self, compare)
+    }
+
+    /// The greatest item by `compare` (the last of several equal ones).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.par_iter().max_by(|a, b| a.total_cmp(b)), Some(&7.0));
+    /// ```
+    fn max_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        consumers::max_by(self, compare)
+    }
+
+    /// The item with the least key (the first of several equal ones).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = ["ccc", "a", "bb"];
+    /// assert_eq!(words.par_iter().min_by_key(|w| w.len()), Some(&"a"));
+    /// ```
+    fn min_by_key<K, F>(self, key: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        consumers::min_by_key(self, key)
+    }
+
+    /// The item with the greatest key (the last of several equal ones).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = ["ccc", "a", "bb"];
+    /// assert_eq!(words.par_iter().max_by_key(|w| w.len()), Some(&"ccc"));
+    /// ```
+    fn max_by_key<K, F>(self, key: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        consumers::max_by_key(self, key)
+    }
+
+    /// Combines the items with the associative `op`, in order, each piece starting from
+    /// `identity()` (which must be neutral for `op`); `identity()` for no items.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let longest = ["a", "ccc", "bb"]
+    ///     .par_iter()
+    ///     .map(|s| s.to_string())
+    ///     .reduce(String::new, |a, b| if b.len() > a.len() { b } else { a });
+    /// assert_eq!(longest, "ccc");
+    /// ```
+    fn reduce<OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+        ID: Fn() -> Self::Item + Sync + Send,
+    {
+        consumers::reduce(self, identity, op)
+    }
+
+    /// Combines the items with the associative `op`, in order; `None` for no items.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!((1..=4u32).into_par_iter().reduce_with(|a, b| a * b), Some(24));
+    /// ```
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        consumers::reduce_with(self, op)
+    }
+
+    /// True if `predicate` holds for some item; stops looking once one is found.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!((0..1_000_000u32).into_par_iter().any(|x| x == 999_999));
+    /// ```
+    fn any<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        consumers::any(self, predicate)
+    }
+
+    /// True if `predicate` holds for every item (true for none); stops at the first failure.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!([2, 4, 6].par_iter().all(|x| x % 2 == 0));
+    /// ```
+    fn all<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        !consumers::any(self, |item| !predicate(item))
+    }
+
+    /// Some item for which `predicate` holds (not necessarily the first); stops looking once
+    /// one is found.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 3, 4, 5];
+    /// assert_eq!(v.par_iter().find_any(|&&x| x % 2 == 0), Some(&4));
+    /// ```
+    fn find_any<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consumers::find_any(self, predicate)
+    }
+
+    /// The first item for which `predicate` holds; pieces after a hit are skipped.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 4, 3, 6];
+    /// assert_eq!(v.par_iter().find_first(|&&x| x % 2 == 0), Some(&4));
+    /// ```
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consumers::find_first(self, predicate)
+    }
+
+    /// The last item for which `predicate` holds; pieces before a hit are skipped.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 4, 3, 6, 7];
+    /// assert_eq!(v.par_iter().find_last(|&&x| x % 2 == 0), Some(&6));
+    /// ```
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consumers::find_last(self, predicate)
+    }
+
+    /// Collects the items, in order, into any [`FromParallelIterator`] collection: `Vec`
+    /// (written in place when the length is known), `String`, maps and sets, `Result` and
+    /// `Option` of a collection.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let squares: Vec<u64> = (0..5u64).into_par_iter().map(|x| x * x).collect();
+    /// assert_eq!(squares, [0, 1, 4, 9, 16]);
+    /// ```
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+
+    /// Splits pairs into two collections, in order.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let (small, big): (Vec<u32>, Vec<u32>) =
+    ///     (0..4u32).into_par_iter().map(|x| (x, x * 100)).unzip();
+    /// assert_eq!(small, [0, 1, 2, 3]);
+    /// assert_eq!(big, [0, 100, 200, 300]);
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+        FromA: FromParallelIterator<A>,
+        FromB: FromParallelIterator<B>,
+    {
+        collect::unzip(self)
+    }
+
+    /// Calls the fallible `op` on every item until one fails (returns `Err` or `None`); then
+    /// stops looking and returns one of the failures.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let checked = (0..100u32).into_par_iter().try_for_each(|x| {
+    ///     if x == 42 { Err(x) } else { Ok(()) }
+    /// });
+    /// assert_eq!(checked, Err(42));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        try_ops::try_for_each(self, op)
+    }
+
+    /// Combines fallible items with the fallible associative `op`, in order, until something
+    /// fails (an item or a combination is `Err` or `None`); then stops and returns a failure.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let sum = (1..=10u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(55));
+    /// let overflow = (1..=100u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(overflow, None);
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+    {
+        try_ops::try_reduce(self, identity, op)
+    }
+}
+
+/// A parallel iterator that yields exactly one item per index of its source, so that it knows
+/// its length, can be zipped and enumerated, searched by position, and collected in place.
+// No `is_empty`: rayon's trait has none, and code moving from rayon must not meet a new name.
+#[allow(clippy::len_without_is_empty)]
+pub trait IndexedParallelIterator: ParallelIterator {
+    /// The number of items.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!((0..10u8).into_par_iter().len(), 10);
+    /// ```
+    fn len(&self) -> usize;
+
+    /// Pairs every item with its index.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<(usize, char)> = ['a', 'b'].par_iter().copied().enumerate().collect();
+    /// assert_eq!(v, [(0, 'a'), (1, 'b')]);
+    /// ```
+    fn enumerate(self) -> Enumerate<Self> {
+        Enumerate::new(self)
+    }
+
+    /// Pairs items with those of `other`, up to the shorter of the two.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let a = [1.0, 2.0, 3.0];
+    /// let b = [4.0, 5.0, 6.0];
+    /// let dot: f64 = a.par_iter().zip(&b).map(|(x, y)| x * y).sum();
+    /// assert_eq!(dot, 32.0);
+    /// ```
+    fn zip<Z>(self, other: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        Zip::new(self, other.into_par_iter())
+    }
+
+    /// Groups the items into `Vec`s of `chunk_size` (the last may be shorter).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let groups: Vec<Vec<u32>> = (0..5u32).into_par_iter().chunks(2).collect();
+    /// assert_eq!(groups, [vec![0, 1], vec![2, 3], vec![4]]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        Chunks::new(self, chunk_size)
+    }
+
+    /// The index of some item for which `predicate` holds (not necessarily the first).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!([1, 2, 3].par_iter().position_any(|&x| x == 2), Some(1));
+    /// ```
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        consumers::position_any(self, predicate)
+    }
+
+    /// The index of the first item for which `predicate` holds; pieces after a hit are
+    /// skipped, so a hit near the front costs little more than a sequential search.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..1_000_000).map(|i| i % 1000).collect();
+    /// assert_eq!(v.par_iter().position_first(|&x| x == 999), Some(999));
+    /// ```
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        consumers::position_first(self, predicate)
+    }
+
+    /// The index of the last item for which `predicate` holds.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..1_000_000).map(|i| i % 1000).collect();
+    /// assert_eq!(v.par_iter().position_last(|&x| x == 0), Some(999_000));
+    /// ```
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        consumers::position_last(self, predicate)
+    }
+
+    /// Collects the items into `target`, replacing its contents, written in place.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![7; 3];
+    /// (0..5u8).into_par_iter().collect_into_vec(&mut v);
+    /// assert_eq!(v, [0, 1, 2, 3, 4]);
+    /// ```
+    fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
+        target.clear();
+        collect::append_indexed(self, target);
+    }
+}
+
+/// Conversion into a parallel iterator: rayon's `IntoParallelIterator`. Implemented for every
+/// parallel iterator, integer ranges, `Vec<T>` (by value: the items move), and slices and
+/// vectors by reference.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let v = vec![String::from("a"), String::from("b")];
+/// let joined: String = v.into_par_iter().collect();
+/// assert_eq!(joined, "ab");
+/// ```
+pub trait IntoParallelIterator {
+    /// The parallel iterator this converts into.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+
+    /// Performs the conversion.
+    fn into_par_iter(self) -> Self::Iter;
+}
+
+impl<I: ParallelIterator> IntoParallelIterator for I {
+    type Iter = I;
+    type Item = I::Item;
+
+    fn into_par_iter(self) -> I {
+        self
+    }
+}
+
+/// `par_iter()`: a parallel iterator over references to the items of a collection (slices,
+/// arrays, `Vec`), as rayon's `IntoParallelRefIterator`.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let v = vec![1, 2, 3];
+/// assert_eq!(v.par_iter().sum::<i32>(), 6);
+/// ```
+pub trait IntoParallelRefIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (references).
+    type Item: Send + 'data;
+
+    /// A parallel iterator over references to the items.
+    fn par_iter(&'data self) -> Self::Iter;
+}
+
+impl<'data, C: ?Sized + 'data> IntoParallelRefIterator<'data> for C
+where
+    &'data C: IntoParallelIterator,
+{
+    type Iter = <&'data C as IntoParallelIterator>::Iter;
+    type Item = <&'data C as IntoParallelIterator>::Item;
+
+    fn par_iter(&'data self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// `par_iter_mut()`: a parallel iterator over mutable references to the items of a
+/// collection, as rayon's `IntoParallelRefMutIterator`.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let mut v = vec![1, 2, 3];
+/// v.par_iter_mut().for_each(|x| *x *= 10);
+/// assert_eq!(v, [10, 20, 30]);
+/// ```
+pub trait IntoParallelRefMutIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (mutable references).
+    type Item: Send + 'data;
+
+    /// A parallel iterator over mutable references to the items.
+    fn par_iter_mut(&'data mut self) -> Self::Iter;
+}
+
+impl<'data, C: ?Sized + 'data> IntoParallelRefMutIterator<'data> for C
+where
+    &'data mut C: IntoParallelIterator,
+{
+    type Iter = <&'data mut C as IntoParallelIterator>::Iter;
+    type Item = <&'data mut C as IntoParallelIterator>::Item;
+
+    fn par_iter_mut(&'data mut self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// The traits to import for parallel iterators and sorts: `use blitz::prelude::*;`.
+pub mod prelude {
+    pub use super::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
+        ParallelSliceMut,
+    };
+}

@@ -1,0 +1,328 @@
+//! The sources of parallel iterators: slices (`par_iter`, `par_iter_mut`), integer ranges
+//! and `Vec`s by value (`into_par_iter`). Slices and ranges are the loops' own sources; a
+//! `Vec` by value hands out its items through a [`DrainProducer`].
+
+use std::mem;
+use std::ops::{Range, RangeInclusive};
+use std::ptr;
+use std::slice;
+
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, ProducerCallback};
+use crate::loops::ParallelSource;
+
+/// A parallel iterator over `&T` in a slice (`par_iter()` on slices, arrays and `Vec`s).
+#[derive(Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Iter<'data, T> {
+    slice: &'data [T],
+}
+
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter { slice: self.slice }
+    }
+}
+
+impl<'data, T: Sync + 'data> ParallelIterator for Iter<'data, T> {
+    type Item = &'data T;
+
+    fn with_producer<CB: ProducerCallback<&'data T>>(self, callback: CB) -> CB::Output {
+        callback.call(self.slice)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.slice.len())
+    }
+}
+
+impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {
+    fn len(&self) -> usize {
+        self.slice.len()
+    }
+}
+
+/// A parallel iterator over `&mut T` in a slice (`par_iter_mut()`).
+#[derive(Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct IterMut<'data, T> {
+    slice: &'data mut [T],
+}
+
+impl<'data, T: Send + 'data> ParallelIterator for IterMut<'data, T> {
+    type Item = &'data mut T;
+
+    fn with_producer<CB: ProducerCallback<&'data mut T>>(self, callback: CB) -> CB::Output {
+        callback.call(self.slice)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.slice.len())
+    }
+}
+
+impl<'data, T: Send + 'data> IndexedParallelIterator for IterMut<'data, T> {
+    fn len(&self) -> usize {
+        self.slice.len()
+    }
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data [T] {
+    type Iter = Iter<'data, T>;
+    type Item = &'data T;
+
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Vec<T> {
+    type Iter = Iter<'data, T>;
+    type Item = &'data T;
+
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Sync + 'data, const N: usize> IntoParallelIterator for &'data [T; N] {
+    type Iter = Iter<'data, T>;
+    type Item = &'data T;
+
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
+    type Iter = IterMut<'data, T>;
+    type Item = &'data mut T;
+
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
+    type Iter = IterMut<'data, T>;
+    type Item = &'data mut T;
+
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut [T; N] {
+    type Iter = IterMut<'data, T>;
+    type Item = &'data mut T;
+
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
+/// A parallel iterator over an integer range (`(a..b).into_par_iter()`, `(a..=b)...`).
+/// Indexed where the number of items always fits a `usize`.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct RangeIter<R> {
+    range: R,
+}
+
+macro_rules! range_iters {
+    ($($t:ty),*) => {$(
+        impl ParallelIterator for RangeIter<Range<$t>> {
+            type Item = $t;
+
+            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
+                callback.call(self.range)
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                range_opt_len(&self.range)
+            }
+        }
+
+        impl IntoParallelIterator for Range<$t> {
+            type Iter = RangeIter<Range<$t>>;
+            type Item = $t;
+
+            fn into_par_iter(self) -> Self::Iter {
+                RangeIter { range: self }
+            }
+        }
+
+        impl ParallelIterator for RangeIter<RangeInclusive<$t>> {
+            type Item = $t;
+
+            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
+                callback.call(self.range)
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                range_opt_len(&self.range)
+            }
+        }
+
+        impl IntoParallelIterator for RangeInclusive<$t> {
+            type Iter = RangeIter<RangeInclusive<$t>>;
+            type Item = $t;
+
+            fn into_par_iter(self) -> Self::Iter {
+                RangeIter { range: self }
+            }
+        }
+    )*};
+}
+
+range_iters!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
+
+/// `Range<T>` is indexed when `end - start` always fits a `usize`.
+macro_rules! indexed_ranges {
+    ($($t:ty),*) => {$(
+        impl IndexedParallelIterator for RangeIter<Range<$t>> {
+            fn len(&self) -> usize {
+                self.range.par_len()
+            }
+        }
+    )*};
+}
+
+/// `RangeInclusive<T>` is indexed when `end - start + 1` always fits a `usize`.
+macro_rules! indexed_inclusive_ranges {
+    ($($t:ty),*) => {$(
+        impl IndexedParallelIterator for RangeIter<RangeInclusive<$t>> {
+            fn len(&self) -> usize {
+                self.range.par_len()
+            }
+        }
+    )*};
+}
+
+indexed_ranges!(u8, u16, u32, usize, i8, i16, i32, isize);
+indexed_inclusive_ranges!(u8, u16, i8, i16);
+#[cfg(target_pointer_width = "64")]
+indexed_ranges!(u64, i64);
+#[cfg(target_pointer_width = "64")]
+indexed_inclusive_ranges!(u32, i32);
+
+/// The length of a range, unless it may not fit a `usize` (`par_len` saturates there).
+fn range_opt_len(range: &impl ParallelSource) -> Option<usize> {
+    Some(range.par_len()).filter(|&len| len < usize::MAX)
+}
+
+/// A parallel iterator that moves the items out of a `Vec` (`vec.into_par_iter()`).
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct VecIntoIter<T> {
+    vec: Vec<T>,
+}
+
+impl<T: Send> IntoParallelIterator for Vec<T> {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> VecIntoIter<T> {
+        VecIntoIter { vec: self }
+    }
+}
+
+impl<T: Send> ParallelIterator for VecIntoIter<T> {
+    type Item = T;
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        let mut vec = self.vec;
+        let len = vec.len();
+        // The items now belong to the producer: if anything unwinds, the `Vec` only frees its
+        // buffer, and the producer's pieces drop whatever items they did not hand out.
+        // SAFETY: `0 <= len`; the items stay initialised in the buffer, owned by the slice.
+        unsafe { vec.set_len(0) };
+        // SAFETY: the buffer holds `len` initialised items and outlives the call (`vec` is
+        // dropped after it); nothing else reads them (the `Vec`'s length is 0).
+        let slice = unsafe { slice::from_raw_parts_mut(vec.as_mut_ptr(), len) };
+        callback.call(DrainProducer { slice })
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.vec.len())
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for VecIntoIter<T> {
+    fn len(&self) -> usize {
+        self.vec.len()
+    }
+}
+
+/// Owns the items of a slice (moved out of a `Vec` whose length was set to 0): hands them out
+/// by value, and drops those it never handed out.
+///
+/// Invariant: every item of `slice` is initialised and owned by this producer alone.
+pub(super) struct DrainProducer<'data, T> {
+    slice: &'data mut [T],
+}
+
+impl<T: Send> ParallelSource for DrainProducer<'_, T> {
+    fn par_len(&self) -> usize {
+        self.slice.len()
+    }
+
+    fn par_split_at(mut self, index: usize) -> (Self, Self) {
+        // Take the slice out, so that dropping `self` drops nothing.
+        let (left, right) = mem::take(&mut self.slice).split_at_mut(index);
+        (
+            DrainProducer { slice: left },
+            DrainProducer { slice: right },
+        )
+    }
+}
+
+impl<'data, T> IntoIterator for DrainProducer<'data, T> {
+    type Item = T;
+    type IntoIter = DrainIter<'data, T>;
+
+    fn into_iter(mut self) -> DrainIter<'data, T> {
+        DrainIter {
+            items: mem::take(&mut self.slice).iter_mut(),
+        }
+    }
+}
+
+impl<T> Drop for DrainProducer<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: the items are initialised and ours (type invariant); they are not used again.
+        unsafe { ptr::drop_in_place(self.slice) };
+    }
+}
+
+/// The sequential side of [`DrainProducer`]: moves each item out once.
+pub(super) struct DrainIter<'data, T> {
+    /// The items not handed out yet (initialised, owned by this iterator).
+    items: slice::IterMut<'data, T>,
+}
+
+impl<T> Iterator for DrainIter<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        let item = self.items.next()?;
+        // SAFETY: initialised and owned by us; the iterator has moved past it, so it is read
+        // exactly once and never dropped here.
+        Some(unsafe { ptr::read(item) })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl<T> ExactSizeIterator for DrainIter<'_, T> {}
+
+impl<T> Drop for DrainIter<'_, T> {
+    fn drop(&mut self) {
+        let rest = mem::take(&mut self.items).into_slice();
+        // SAFETY: the items not handed out are initialised and ours; not used again.
+        unsafe { ptr::drop_in_place(rest) };
+    }
+}

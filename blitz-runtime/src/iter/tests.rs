@@ -1,0 +1,415 @@
+//! Every consumer and adaptor against `std`'s sequential iterators, on random inputs of random
+//! lengths (0 and 1 included), outside a pool and on pools of 1, 2 and 4 workers, with the
+//! engine made to share even small inputs (`ALWAYS_SHARE`), so the parallel paths run.
+
+use std::collections::{BTreeMap, HashSet};
+use std::num::Wrapping;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::prelude::*;
+use crate::ThreadPoolBuilder;
+use crate::loops::engine::ALWAYS_SHARE;
+
+/// xorshift64*: reproducible inputs without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Random lengths: the edge cases, then random ones up to `max`.
+fn lengths(rng: &mut Rng, max: u64) -> Vec<usize> {
+    let mut lengths = vec![0, 1, 2, 3, 7, 64, 1000];
+    let extra = if cfg!(miri) { 2 } else { 12 };
+    lengths.extend((0..extra).map(|_| rng.below(max) as usize));
+    if cfg!(miri) {
+        lengths.retain(|&len| len <= 64);
+    }
+    lengths
+}
+
+/// Runs `check` outside any pool and inside pools of 1, 2 and 4 workers.
+fn on_pools(check: impl Fn() + Sync) {
+    ALWAYS_SHARE.store(true, Ordering::Relaxed);
+    check();
+    for threads in [1, 2, 4] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(&check);
+    }
+}
+
+fn random_vec(rng: &mut Rng, len: usize, range: u64) -> Vec<u64> {
+    (0..len).map(|_| rng.below(range)).collect()
+}
+
+#[test]
+fn folds_match_std() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 50_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 1000))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let s = v.iter();
+            assert_eq!(v.par_iter().sum::<u64>(), s.clone().sum::<u64>());
+            let factor = |&x: &u64| Wrapping(x % 3 + 1);
+            assert_eq!(
+                v.par_iter().map(factor).product::<Wrapping<u64>>(),
+                s.clone().map(factor).product::<Wrapping<u64>>()
+            );
+            assert_eq!(v.par_iter().count(), v.len());
+            assert_eq!(
+                v.par_iter().filter(|&&x| x % 3 == 0).count(),
+                s.clone().filter(|&&x| x % 3 == 0).count()
+            );
+            assert_eq!(v.par_iter().min(), s.clone().min());
+            assert_eq!(v.par_iter().max(), s.clone().max());
+            // Ties: std's `min_by_key` keeps the first, `max_by_key` the last; compare the
+            // addresses to check which of equal items came back.
+            let key = |x: &&u64| **x / 10;
+            assert_eq!(
+                v.par_iter().min_by_key(key).map(|r| r as *const u64),
+                s.clone().min_by_key(key).map(|r| r as *const u64)
+            );
+            assert_eq!(
+                v.par_iter().max_by_key(key).map(|r| r as *const u64),
+                s.clone().max_by_key(key).map(|r| r as *const u64)
+            );
+            let by = |a: &&u64, b: &&u64| (**a / 7).cmp(&(**b / 7));
+            assert_eq!(
+                v.par_iter().min_by(by).map(|r| r as *const u64),
+                s.clone().min_by(by).map(|r| r as *const u64)
+            );
+            assert_eq!(
+                v.par_iter().max_by(by).map(|r| r as *const u64),
+                s.clone().max_by(by).map(|r| r as *const u64)
+            );
+            // A non-commutative reduction: order is kept.
+            let concat = |a: String, b: String| a + &b;
+            let text = v
+                .par_iter()
+                .map(|x| (b'a' + (x % 26) as u8) as char)
+                .map(String::from)
+                .reduce(String::new, concat);
+            let expected: String = s.clone().map(|x| (b'a' + (x % 26) as u8) as char).collect();
+            assert_eq!(text, expected);
+            assert_eq!(
+                v.par_iter().copied().reduce_with(|a, b| a.max(b)),
+                s.clone().copied().max()
+            );
+            let folded: u64 = v.par_iter().fold(|| 0u64, |acc, &x| acc + x).sum();
+            assert_eq!(folded, s.clone().sum::<u64>());
+            let folded_with: usize = v
+                .par_iter()
+                .fold_with(0usize, |acc, _| acc + 1)
+                .reduce(|| 0, |a, b| a + b);
+            assert_eq!(folded_with, v.len());
+        }
+    });
+}
+
+#[test]
+fn searches_match_std() {
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 50_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 5000))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            for target in [0u64, 17, 4999, 6000] {
+                let hit = |x: &u64| *x == target;
+                let s = v.iter();
+                assert_eq!(v.par_iter().any(hit), s.clone().any(hit));
+                assert_eq!(v.par_iter().all(|x| !hit(x)), s.clone().all(|x| !hit(x)));
+                assert_eq!(
+                    v.par_iter().position_first(hit),
+                    s.clone().position(hit)
+                );
+                assert_eq!(
+                    v.par_iter().position_last(hit),
+                    s.clone().rposition(hit)
+                );
+                match v.par_iter().position_any(hit) {
+                    Some(i) => assert!(hit(&v[i])),
+                    None => assert!(!s.clone().any(hit)),
+                }
+                // find_first/last below a filter: the order of pieces is by source index.
+                let odd = |x: &&u64| **x % 2 == 1;
+                let near = |x: &&u64| x.abs_diff(target) < 50;
+                assert_eq!(
+                    v.par_iter()
+                        .filter(odd)
+                        .find_first(near)
+                        .map(|r| r as *const u64),
+                    s.clone().filter(odd).find(near).map(|r| r as *const u64)
+                );
+                assert_eq!(
+                    v.par_iter()
+                        .filter(odd)
+                        .find_last(near)
+                        .map(|r| r as *const u64),
+                    s.clone().filter(odd).rfind(near).map(|r| r as *const u64)
+                );
+                match v.par_iter().find_any(near) {
+                    Some(x) => assert!(near(&x)),
+                    None => assert!(!s.clone().any(|x| near(&x))),
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn adaptors_and_collect_match_std() {
+    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 30_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 100))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let s = v.iter();
+            let mapped: Vec<u64> = v.par_iter().map(|x| x * 3).collect();
+            assert_eq!(mapped, s.clone().map(|x| x * 3).collect::<Vec<_>>());
+            let filtered: Vec<u64> = v.par_iter().copied().filter(|x| x % 4 == 1).collect();
+            assert_eq!(
+                filtered,
+                s.clone()
+                    .copied()
+                    .filter(|x| x % 4 == 1)
+                    .collect::<Vec<_>>()
+            );
+            let fm: Vec<u64> = v
+                .par_iter()
+                .filter_map(|&x| (x % 5 == 0).then_some(x / 5))
+                .collect();
+            let fm_std: Vec<u64> = s
+                .clone()
+                .filter_map(|&x| (x % 5 == 0).then_some(x / 5))
+                .collect();
+            assert_eq!(fm, fm_std);
+            let flat: Vec<u64> = v.par_iter().flat_map_iter(|&x| 0..x % 4).collect();
+            assert_eq!(flat, s.clone().flat_map(|&x| 0..x % 4).collect::<Vec<_>>());
+            let en: Vec<(usize, u64)> = v.par_iter().cloned().enumerate().collect();
+            assert_eq!(en, s.clone().cloned().enumerate().collect::<Vec<_>>());
+            let shorter = &v[..v.len() / 2];
+            let zipped: Vec<(u64, u64)> =
+                v.par_iter().zip(shorter).map(|(a, b)| (*a, *b)).collect();
+            let zipped_std: Vec<(u64, u64)> =
+                s.clone().zip(shorter).map(|(a, b)| (*a, *b)).collect();
+            assert_eq!(zipped, zipped_std);
+            for size in [1, 3, 64] {
+                let chunked: Vec<Vec<u64>> = v.par_iter().copied().chunks(size).collect();
+                let chunked_std: Vec<Vec<u64>> = v.chunks(size).map(<[u64]>::to_vec).collect();
+                assert_eq!(chunked, chunked_std);
+                let sums: Vec<u64> = v.par_chunks(size).map(|c| c.iter().sum()).collect();
+                let sums_std: Vec<u64> = v.chunks(size).map(|c| c.iter().sum()).collect();
+                assert_eq!(sums, sums_std);
+            }
+            for (min, max) in [(1, 1), (100, usize::MAX), (1, 7)] {
+                let bounded: Vec<u64> = v
+                    .par_iter()
+                    .copied()
+                    .with_min_len(min)
+                    .with_max_len(max)
+                    .collect();
+                assert_eq!(&bounded, v);
+            }
+            let (a, b): (Vec<u64>, Vec<u64>) = v.par_iter().map(|&x| (x, x + 1)).unzip();
+            assert_eq!((a.as_slice(), b.len()), (v.as_slice(), v.len()));
+            assert!(b.iter().zip(v).all(|(b, x)| *b == x + 1));
+            let (c, d): (Vec<u64>, Vec<u64>) = v
+                .par_iter()
+                .filter(|&&x| x % 2 == 0)
+                .map(|&x| (x, x * 2))
+                .unzip();
+            let evens: Vec<u64> = s.clone().copied().filter(|x| x % 2 == 0).collect();
+            assert_eq!(c, evens);
+            assert_eq!(d, evens.iter().map(|x| x * 2).collect::<Vec<_>>());
+            let set: HashSet<u64> = v.par_iter().copied().collect();
+            assert_eq!(set, s.clone().copied().collect::<HashSet<_>>());
+            let map: BTreeMap<usize, u64> = v.par_iter().copied().enumerate().collect();
+            assert_eq!(map.len(), v.len());
+            let text: String = v.par_iter().map(|x| x.to_string()).collect();
+            assert_eq!(text, s.clone().map(|x| x.to_string()).collect::<String>());
+            // Ranges and owned vectors.
+            let squares: Vec<u64> = (0..v.len() as u64).into_par_iter().map(|i| i * i).collect();
+            assert!(
+                squares
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &q)| q == (i * i) as u64)
+            );
+            assert_eq!(
+                (0..=v.len() as u32)
+                    .into_par_iter()
+                    .map(u64::from)
+                    .sum::<u64>(),
+                (0..=v.len() as u64).sum::<u64>()
+            );
+            let owned: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            let owned_iter = owned.clone().into_par_iter();
+            assert_eq!(owned_iter.opt_len(), Some(owned.len()));
+            let moved: Vec<String> = owned_iter.map(std::convert::identity).collect();
+            assert_eq!(moved, owned);
+            let mut w = v.clone();
+            w.par_iter_mut().for_each(|x| *x += 1);
+            assert!(w.iter().zip(v).all(|(a, b)| *a == b + 1));
+        }
+    });
+}
+
+#[test]
+fn fallible_consumers_stop_at_the_first_failure() {
+    on_pools(|| {
+        let n = if cfg!(miri) { 500u32 } else { 100_000 };
+        let seen = AtomicUsize::new(0);
+        let result = (0..n).into_par_iter().try_for_each(|x| {
+            seen.fetch_add(1, Ordering::Relaxed);
+            if x == 10 { Err(x) } else { Ok(()) }
+        });
+        assert_eq!(result, Err(10));
+        assert!((0..n).into_par_iter().try_for_each(|_| Some(())).is_some());
+        let sum = (1..=n)
+            .into_par_iter()
+            .map(|x| Ok::<u64, ()>(u64::from(x)))
+            .try_reduce(|| 0, |a, b| Ok(a + b));
+        assert_eq!(sum, Ok(u64::from(n) * u64::from(n + 1) / 2));
+        let overflow = (0..n)
+            .into_par_iter()
+            .map(|x| Some(x as u8))
+            .try_reduce(|| 0u8, |a, b| a.checked_add(b));
+        assert_eq!(overflow, None);
+        let collected: Result<Vec<u32>, u32> = (0..n)
+            .into_par_iter()
+            .map(|x| if x % 1000 == 999 { Err(x) } else { Ok(x) })
+            .collect();
+        assert!(matches!(collected, Err(x) if x % 1000 == 999));
+        let all: Option<Vec<u32>> = (0..n).into_par_iter().map(Some).collect();
+        assert_eq!(all.map(|v| v.len()), Some(n as usize));
+    });
+}
+
+/// Counts live values: every construction is matched by exactly one drop.
+struct Counted<'a>(&'a AtomicUsize, u32);
+
+impl<'a> Counted<'a> {
+    fn new(live: &'a AtomicUsize, value: u32) -> Self {
+        live.fetch_add(1, Ordering::Relaxed);
+        Counted(live, value)
+    }
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn owned_items_are_dropped_once_even_on_early_exit_and_panic() {
+    on_pools(|| {
+        let live = AtomicUsize::new(0);
+        let n = if cfg!(miri) { 200 } else { 20_000 };
+        let make = || (0..n).map(|i| Counted::new(&live, i)).collect::<Vec<_>>();
+        // Early exit: the items after the hit are dropped by the producer.
+        let found = make().into_par_iter().find_first(|c| c.1 == 5).map(|c| c.1);
+        assert_eq!(found, Some(5));
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        // Zip with a shorter side: the longer side's excess is dropped.
+        let pairs: Vec<(Counted<'_>, u32)> = make().into_par_iter().zip(0..n / 2).collect();
+        assert_eq!(pairs.len(), n as usize / 2);
+        drop(pairs);
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        // A panic in the middle of an in-place collect: written items and unread ones are
+        // dropped; the panic reaches the caller.
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            make()
+                .into_par_iter()
+                .map(|c| {
+                    assert!(c.1 != n / 3, "planted");
+                    c
+                })
+                .collect::<Vec<_>>()
+        }));
+        assert!(result.is_err());
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        // And in a collect of unknown length.
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            make()
+                .into_par_iter()
+                .filter(|c| {
+                    assert!(c.1 != n / 2, "planted");
+                    c.1 % 2 == 0
+                })
+                .collect::<Vec<_>>()
+        }));
+        assert!(result.is_err());
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+    });
+}
+
+#[test]
+fn a_panic_propagates_and_the_pool_survives() {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    ALWAYS_SHARE.store(true, Ordering::Relaxed);
+    let n = if cfg!(miri) { 100u64 } else { 100_000 };
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .map(|x| if x == n / 2 { panic!("planted {x}") } else { x })
+                .sum::<u64>()
+        })
+    }));
+    let payload = result.unwrap_err();
+    let message = payload.downcast_ref::<String>().unwrap();
+    assert_eq!(message, &format!("planted {}", n / 2));
+    assert_eq!(
+        pool.install(|| (0..n).into_par_iter().sum::<u64>()),
+        n * (n - 1) / 2
+    );
+}
+
+/// A long loop is shared: with expensive items every worker of the pool takes part.
+#[test]
+fn an_expensive_loop_uses_every_worker() {
+    let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let items: usize = if cfg!(miri) { 16 } else { 64 };
+    let per_worker: Vec<usize> = pool.install(|| {
+        (0..items)
+            .into_par_iter()
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                crate::current_thread_index().unwrap()
+            })
+            .fold(
+                || vec![0usize; 4],
+                |mut counts, worker| {
+                    counts[worker] += 1;
+                    counts
+                },
+            )
+            .reduce(
+                || vec![0usize; 4],
+                |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+            )
+    });
+    assert_eq!(per_worker.iter().sum::<usize>(), items);
+    assert!(per_worker.iter().all(|&n| n > 0), "{per_worker:?}");
+}

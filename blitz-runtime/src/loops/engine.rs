@@ -1,0 +1,346 @@
+//! The splitting engine: how every parallel loop and parallel iterator runs.
+//!
+//! [`drive`] takes a [`ParallelSource`], a `leaf` that runs one piece sequentially and a
+//! `combine` that joins the results of two adjacent pieces in order. It works in two phases:
+//!
+//! 1. **Probe.** Unless an idle peer is awake and waiting for work, the caller first runs a
+//!    few pieces from the front of the source itself, each up to 16 times longer than
+//!    everything before it, and reads the clock between them. A loop that finishes within
+//!    [`SHARE_AFTER`] never touches the pool: sharing it would cost more (a waking peer, or
+//!    for a caller outside the pool, a round trip into it) than it could save. That is the
+//!    "sequential below a threshold" of the reference design, with the threshold measured in
+//!    time instead of items, so a loop over 64 expensive items is shared after the first one
+//!    while a loop over 4,000 additions is not shared at all.
+//! 2. **Split.** What is left is cut by the adaptive [`Splitter`] and forked with
+//!    [`Worker::join`], each closure getting the worker that runs it (no lookups, no
+//!    allocation per split).
+//!
+//! A [`Stop`] lets searches skip pieces whose answer is already known: every fork and every
+//! probe step asks it first, and a skipped piece runs `leaf` on its empty front (so the
+//! engine needs no "empty result" of its own, and a source that owns its items drops them).
+//!
+//! Offsets: `leaf` gets the index of its piece's first item in the whole source, which is
+//! what ordered searches and in-place collection need.
+
+use super::ParallelSource;
+use super::splitter::Splitter;
+use crate::join::timestamp;
+use crate::registry::Worker;
+
+/// How long (in [`timestamp`] units: x86-64 TSC cycles, nanoseconds elsewhere) a loop runs on
+/// its caller alone before the rest of it is shared: about the cost of waking a sleeping
+/// peer, or of a caller outside the pool getting into it. Shared with the join's notion of a
+/// long first closure.
+const SHARE_AFTER: u64 = crate::join::LONG_FIRST_CLOSURE;
+
+/// Tests of the parallel paths set this so that small inputs are shared too (after the
+/// probe's first step), instead of running on the caller within `SHARE_AFTER`.
+#[cfg(test)]
+pub(crate) static ALWAYS_SHARE: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// The probe's time limit (see [`SHARE_AFTER`] and, in tests, [`ALWAYS_SHARE`]).
+#[inline(always)]
+fn share_after() -> u64 {
+    #[cfg(test)]
+    if ALWAYS_SHARE.load(std::sync::atomic::Ordering::Relaxed) {
+        return 0;
+    }
+    SHARE_AFTER
+}
+
+/// Each probe step runs at most this many times the items run before it.
+const PROBE_GROWTH: usize = 256;
+
+/// See `probe`: probe steps end on multiples of this many items.
+const ALIGN_ITEMS: usize = 16;
+
+/// Decides which pieces of a search need not run.
+pub(crate) trait Stop: Sync {
+    /// True if the piece of `len` items starting at `offset` can be skipped.
+    fn skip(&self, offset: usize, len: usize) -> bool;
+}
+
+/// Every piece runs.
+pub(crate) struct NeverStop;
+
+impl Stop for NeverStop {
+    #[inline(always)]
+    fn skip(&self, _offset: usize, _len: usize) -> bool {
+        false
+    }
+}
+
+/// The bounds a loop's pieces must respect: `grain` (and the source's own minimum) below, the
+/// source's maximum above.
+fn splitter_for<P: ParallelSource>(source: &P, num_threads: usize, grain: usize) -> Splitter {
+    Splitter::with_bounds(
+        num_threads,
+        grain.max(source.par_min_len()),
+        source.par_max_len(),
+    )
+}
+
+/// Runs `leaf` over pieces of `source` covering it in order, and folds their results with
+/// `combine` (left piece first). `grain` is the minimum piece length (`0`: none). See the
+/// module docs.
+pub(crate) fn drive<P, T, L, C, S>(source: P, grain: usize, stop: &S, leaf: &L, combine: &C) -> T
+where
+    P: ParallelSource,
+    T: Send,
+    L: Fn(P, usize) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+    S: Stop,
+{
+    let len = source.par_len();
+    if !splitter_for(&source, 1, grain).may_split(len) {
+        return leaf(source, 0);
+    }
+    let worker = Worker::current();
+    if let Some(worker) = worker
+        && worker.has_idle_awake_peer()
+    {
+        // A peer is spinning for work right now: sharing costs it nothing but a steal.
+        let splitter = splitter_for(&source, worker.num_threads(), grain);
+        return split(worker, source, 0, splitter, false, stop, leaf, combine);
+    }
+    let (done, rest, offset) = probe(source, grain, stop, leaf, combine);
+    let Some(rest) = rest else {
+        return done;
+    };
+    let run_rest = |worker: &Worker| {
+        let splitter = splitter_for(&rest, worker.num_threads(), grain);
+        split(worker, rest, offset, splitter, false, stop, leaf, combine)
+    };
+    let rest = match worker {
+        Some(worker) => run_rest(worker),
+        None => crate::join::with_worker(run_rest),
+    };
+    combine(done, rest)
+}
+
+/// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
+/// done or [`SHARE_AFTER`] has passed. Returns the result so far, what is left (if anything)
+/// and that rest's offset.
+fn probe<P, T, L, C, S>(
+    source: P,
+    grain: usize,
+    stop: &S,
+    leaf: &L,
+    combine: &C,
+) -> (T, Option<P>, usize)
+where
+    P: ParallelSource,
+    L: Fn(P, usize) -> T,
+    C: Fn(T, T) -> T,
+    S: Stop,
+{
+    let share_after = share_after();
+    let started = timestamp();
+    let step_min = grain.max(source.par_min_len()).max(1);
+    let step_max = source.par_max_len().max(step_min);
+    let mut done: Option<T> = None;
+    let mut offset = 0;
+    let mut step = step_min;
+    let mut rest = source;
+    // One call site for `leaf`, so that it is inlined (and its loops optimised) once.
+    loop {
+        let len = rest.par_len();
+        let (piece, tail) = if stop.skip(offset, len) {
+            let (empty, skipped) = rest.par_split_at(0);
+            drop(skipped);
+            (empty, None)
+        } else {
+            let (piece, tail) = split_front(rest, step);
+            (piece, (tail.par_len() > 0).then_some(tail))
+        };
+        let result = leaf(piece, offset);
+        done = Some(match done {
+            Some(done) => combine(done, result),
+            None => result,
+        });
+        let Some(tail) = tail else {
+            break;
+        };
+        offset += step;
+        rest = tail;
+        let elapsed = timestamp().wrapping_sub(started);
+        if elapsed >= share_after {
+            return (done.unwrap(), Some(rest), offset);
+        }
+        // As many items as would reach `SHARE_AFTER` at the rate so far, but no more than
+        // `PROBE_GROWTH` times what ran: later items may cost more than the first ones. (The
+        // division, some tens of cycles, is only paid near the threshold.)
+        let left = share_after - elapsed;
+        let growth = if elapsed.saturating_mul(PROBE_GROWTH as u64) <= left {
+            PROBE_GROWTH
+        } else {
+            usize::try_from(left / elapsed.max(1)).unwrap_or(PROBE_GROWTH)
+        };
+        // Steps end on multiples of `ALIGN_ITEMS`: after a first step of one item, pieces of
+        // a slice start where its first element's alignment repeats, so a leaf's vector loop
+        // reads as it would over the whole slice.
+        let target = offset
+            .saturating_mul(growth)
+            .checked_next_multiple_of(ALIGN_ITEMS)
+            .unwrap_or(usize::MAX);
+        step = target.saturating_sub(offset).clamp(step_min, step_max);
+    }
+    // `done` is set: the loop body ran at least once.
+    (done.unwrap(), None, offset)
+}
+
+/// Splits off the first `len` items (all of them if there are fewer).
+fn split_front<P: ParallelSource>(source: P, len: usize) -> (P, P) {
+    let at = len.min(source.par_len());
+    source.par_split_at(at)
+}
+
+/// The result of a skipped piece: `leaf` on its empty front; the rest is dropped.
+fn skip<P, T, L>(source: P, offset: usize, leaf: &L) -> T
+where
+    P: ParallelSource,
+    L: Fn(P, usize) -> T,
+{
+    let (empty, _dropped) = source.par_split_at(0);
+    leaf(empty, offset)
+}
+
+/// Phase 2 of [`drive`]: the recursive adaptive split. `stolen`: this piece was just taken
+/// by another worker than the one that forked it.
+#[allow(clippy::too_many_arguments)]
+fn split<P, T, L, C, S>(
+    worker: &Worker,
+    source: P,
+    offset: usize,
+    mut splitter: Splitter,
+    stolen: bool,
+    stop: &S,
+    leaf: &L,
+    combine: &C,
+) -> T
+where
+    P: ParallelSource,
+    T: Send,
+    L: Fn(P, usize) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+    S: Stop,
+{
+    let len = source.par_len();
+    if stop.skip(offset, len) {
+        return skip(source, offset, leaf);
+    }
+    if !splitter.try_split(len, stolen) {
+        return leaf(source, offset);
+    }
+    let mid = len / 2;
+    let (left, right) = source.par_split_at(mid);
+    let forker = worker.index();
+    let (a, b) = worker.join(
+        |w| split(w, left, offset, splitter, false, stop, leaf, combine),
+        |w| {
+            let stolen = w.index() != forker;
+            split(
+                w,
+                right,
+                offset + mid,
+                splitter,
+                stolen,
+                stop,
+                leaf,
+                combine,
+            )
+        },
+    );
+    combine(a, b)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+    use std::sync::Mutex;
+
+    /// The pieces a run visits, as (offset, len), sorted.
+    fn pieces(len: usize, grain: usize, threads: Option<usize>) -> Vec<(usize, usize)> {
+        let seen = Mutex::new(Vec::new());
+        let run = || {
+            drive(
+                0..len,
+                grain,
+                &NeverStop,
+                &|piece: std::ops::Range<usize>, offset| {
+                    assert_eq!(piece.start, offset, "offsets are source indices");
+                    seen.lock().unwrap().push((offset, piece.len()));
+                    piece.len()
+                },
+                &|a, b| a + b,
+            )
+        };
+        let total = match threads {
+            Some(n) => ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+                .install(run),
+            None => run(),
+        };
+        assert_eq!(total, len);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        seen
+    }
+
+    #[test]
+    fn pieces_tile_the_source_in_and_out_of_a_pool() {
+        for threads in [None, Some(2), Some(4)] {
+            for len in [
+                0,
+                1,
+                2,
+                3,
+                17,
+                1000,
+                if cfg!(miri) { 3000 } else { 300_000 },
+            ] {
+                for grain in [0, 1, 7, 64] {
+                    let seen = pieces(len, grain, threads);
+                    let mut next = 0;
+                    for &(offset, piece_len) in &seen {
+                        assert_eq!(offset, next, "gap or overlap: {seen:?}");
+                        next += piece_len;
+                    }
+                    assert_eq!(next, len);
+                    // Every piece respects the grain, except an empty one and the last.
+                    let short = seen.iter().filter(|&&(_, l)| l < grain.max(1)).count();
+                    assert!(short <= 1, "grain {grain}: {seen:?}");
+                }
+            }
+        }
+    }
+
+    /// Items that take long are shared: a probe does not keep them on the caller.
+    #[test]
+    fn a_slow_loop_is_shared() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let items = if cfg!(miri) { 8 } else { 64 };
+        let ran_on = Mutex::new([0usize; 2]);
+        pool.install(|| {
+            drive(
+                0..items,
+                1,
+                &NeverStop,
+                &|piece: std::ops::Range<usize>, _| {
+                    for _ in piece {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                        ran_on.lock().unwrap()[crate::current_thread_index().unwrap()] += 1;
+                    }
+                },
+                &|(), ()| (),
+            )
+        });
+        let ran_on = ran_on.into_inner().unwrap();
+        assert_eq!(ran_on[0] + ran_on[1], items);
+        assert!(ran_on[0] > 0 && ran_on[1] > 0, "{ran_on:?}");
+    }
+}
