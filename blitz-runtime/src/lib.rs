@@ -34,6 +34,7 @@ mod pool;
 pub(crate) mod registry;
 mod scope;
 pub(crate) mod sleep;
+mod sort;
 mod spawn;
 pub(crate) mod sync;
 pub(crate) mod threads;
@@ -52,6 +53,8 @@ pub use pool::{
 };
 pub use registry::Worker;
 pub use scope::{Scope, scope};
+#[doc(hidden)]
+pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
 pub use spawn::spawn;
 
 /// What the facade's `__private` module re-exports for the code `#[parallel]` generates, and
