@@ -1,5 +1,7 @@
 //! Parallel operations on slices: `par_chunks`, `par_chunks_mut`, and the parallel sorts.
 
+use std::cmp::Ordering;
+
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::{ChunksMutSource, ChunksSource, ParallelSource, chunks, chunks_mut};
 
@@ -57,6 +59,120 @@ pub trait ParallelSliceMut<T: Send> {
         ParChunksMut {
             source: chunks_mut(self.as_parallel_slice_mut(), chunk_size),
         }
+    }
+
+    /// Sorts the slice in parallel, stably (equal items keep their order).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![5, 1, 4, 2, 3];
+    /// v.par_sort();
+    /// assert_eq!(v, [1, 2, 3, 4, 5]);
+    /// ```
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        crate::sort::par_sort_by(self.as_parallel_slice_mut(), T::cmp);
+    }
+
+    /// Sorts the slice in parallel with `compare`, stably. If `compare` panics the slice
+    /// holds a permutation of its items; if it is not a total order, the order is unspecified
+    /// (still a permutation).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![(1, 'b'), (0, 'z'), (1, 'a')];
+    /// v.par_sort_by(|x, y| x.0.cmp(&y.0));
+    /// assert_eq!(v, [(0, 'z'), (1, 'b'), (1, 'a')]);
+    /// ```
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        crate::sort::par_sort_by(self.as_parallel_slice_mut(), compare);
+    }
+
+    /// Sorts the slice in parallel by `key`, stably (the key is computed at every comparison;
+    /// see [`par_sort_by_cached_key`](Self::par_sort_by_cached_key) for expensive keys).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![-3i32, 1, -2];
+    /// v.par_sort_by_key(|x| x.abs());
+    /// assert_eq!(v, [1, -2, -3]);
+    /// ```
+    fn par_sort_by_key<K, F>(&mut self, key: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        crate::sort::par_sort_by(self.as_parallel_slice_mut(), |a, b| key(a).cmp(&key(b)));
+    }
+
+    /// Sorts the slice in parallel by `key`, stably, computing each item's key once.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![100u32, 5, 20];
+    /// v.par_sort_by_cached_key(|x| x.to_string());
+    /// assert_eq!(v, [100, 20, 5]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, key: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        crate::sort::par_sort_by_cached_key(self.as_parallel_slice_mut(), key);
+    }
+
+    /// Sorts the slice in parallel, not necessarily keeping equal items in order (faster, and
+    /// no scratch memory).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![5u64, 1, 4, 2, 3];
+    /// v.par_sort_unstable();
+    /// assert_eq!(v, [1, 2, 3, 4, 5]);
+    /// ```
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        crate::sort::par_sort_unstable_by(self.as_parallel_slice_mut(), T::cmp);
+    }
+
+    /// Sorts the slice in parallel with `compare`, not necessarily keeping equal items in
+    /// order. Panicking or inconsistent comparators leave a permutation, as for
+    /// [`par_sort_by`](Self::par_sort_by).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![1.5f64, -0.5, 3.0];
+    /// v.par_sort_unstable_by(|a, b| b.total_cmp(a));
+    /// assert_eq!(v, [3.0, 1.5, -0.5]);
+    /// ```
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        crate::sort::par_sort_unstable_by(self.as_parallel_slice_mut(), compare);
+    }
+
+    /// Sorts the slice in parallel by `key`, not necessarily keeping equal items in order.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec!["ccc", "a", "bb"];
+    /// v.par_sort_unstable_by_key(|s| s.len());
+    /// assert_eq!(v, ["a", "bb", "ccc"]);
+    /// ```
+    fn par_sort_unstable_by_key<K, F>(&mut self, key: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        crate::sort::par_sort_unstable_by(self.as_parallel_slice_mut(), |a, b| key(a).cmp(&key(b)));
     }
 }
 

@@ -136,14 +136,8 @@ fn searches_match_std() {
                 let s = v.iter();
                 assert_eq!(v.par_iter().any(hit), s.clone().any(hit));
                 assert_eq!(v.par_iter().all(|x| !hit(x)), s.clone().all(|x| !hit(x)));
-                assert_eq!(
-                    v.par_iter().position_first(hit),
-                    s.clone().position(hit)
-                );
-                assert_eq!(
-                    v.par_iter().position_last(hit),
-                    s.clone().rposition(hit)
-                );
+                assert_eq!(v.par_iter().position_first(hit), s.clone().position(hit));
+                assert_eq!(v.par_iter().position_last(hit), s.clone().rposition(hit));
                 match v.par_iter().position_any(hit) {
                     Some(i) => assert!(hit(&v[i])),
                     None => assert!(!s.clone().any(hit)),

@@ -3,11 +3,12 @@
 //! [`drive`] takes a [`ParallelSource`], a `leaf` that runs one piece sequentially and a
 //! `combine` that joins the results of two adjacent pieces in order. It works in two phases:
 //!
-//! 1. **Probe.** Unless an idle peer is awake and waiting for work, the caller first runs a
-//!    few pieces from the front of the source itself, each up to 16 times longer than
-//!    everything before it, and reads the clock between them. A loop that finishes within
-//!    [`SHARE_AFTER`] never touches the pool: sharing it would cost more (a waking peer, or
-//!    for a caller outside the pool, a round trip into it) than it could save. That is the
+//! 1. **Probe.** The caller first runs a few pieces from the front of the source itself, each
+//!    up to 16 times longer than everything before it, and reads the clock between them. A
+//!    loop that finishes within [`SHARE_AFTER`] never touches the pool: sharing it would cost
+//!    more (a waking peer, or for a caller outside the pool, a round trip into it) than it
+//!    could save. When a peer is awake and idle, sharing costs only its steal, and the limit
+//!    is [`SHARE_WITH_HUNGRY_PEER`]. That is the
 //!    "sequential below a threshold" of the reference design, with the threshold measured in
 //!    time instead of items, so a loop over 64 expensive items is shared after the first one
 //!    while a loop over 4,000 additions is not shared at all.
@@ -39,18 +40,23 @@ const SHARE_AFTER: u64 = crate::join::LONG_FIRST_CLOSURE;
 pub(crate) static ALWAYS_SHARE: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// The probe's time limit (see [`SHARE_AFTER`] and, in tests, [`ALWAYS_SHARE`]).
+/// The probe's time limit: `limit`, or 0 in tests that set [`ALWAYS_SHARE`].
 #[inline(always)]
-fn share_after() -> u64 {
+fn share_after(limit: u64) -> u64 {
     #[cfg(test)]
     if ALWAYS_SHARE.load(std::sync::atomic::Ordering::Relaxed) {
         return 0;
     }
-    SHARE_AFTER
+    limit
 }
 
 /// Each probe step runs at most this many times the items run before it.
 const PROBE_GROWTH: usize = 256;
+
+/// [`SHARE_AFTER`] when a peer is awake and idle: about the cost of its steal and of sending
+/// the result back (a microsecond or two), so a loop of a few thousand additions still stays
+/// on its caller, and one of expensive items is shared after its first item.
+const SHARE_WITH_HUNGRY_PEER: u64 = SHARE_AFTER / 16;
 
 /// See `probe`: probe steps end on multiples of this many items.
 const ALIGN_ITEMS: usize = 16;
@@ -97,14 +103,14 @@ where
         return leaf(source, 0);
     }
     let worker = Worker::current();
-    if let Some(worker) = worker
-        && worker.has_idle_awake_peer()
-    {
-        // A peer is spinning for work right now: sharing costs it nothing but a steal.
-        let splitter = splitter_for(&source, worker.num_threads(), grain);
-        return split(worker, source, 0, splitter, false, stop, leaf, combine);
-    }
-    let (done, rest, offset) = probe(source, grain, stop, leaf, combine);
+    // With a peer awake and looking for work, sharing costs a steal, not a wake-up.
+    let hungry_peer = worker.is_some_and(Worker::has_idle_awake_peer);
+    let limit = if hungry_peer {
+        SHARE_WITH_HUNGRY_PEER
+    } else {
+        SHARE_AFTER
+    };
+    let (done, rest, offset) = probe(source, grain, limit, stop, leaf, combine);
     let Some(rest) = rest else {
         return done;
     };
@@ -125,6 +131,7 @@ where
 fn probe<P, T, L, C, S>(
     source: P,
     grain: usize,
+    limit: u64,
     stop: &S,
     leaf: &L,
     combine: &C,
@@ -135,7 +142,7 @@ where
     C: Fn(T, T) -> T,
     S: Stop,
 {
-    let share_after = share_after();
+    let share_after = share_after(limit);
     let started = timestamp();
     let step_min = grain.max(source.par_min_len()).max(1);
     let step_max = source.par_max_len().max(step_min);
