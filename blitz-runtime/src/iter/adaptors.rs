@@ -359,143 +359,90 @@ where
     }
 }
 
-/// The iterator of [`ParallelIterator::copied`].
-#[derive(Clone, Debug)]
-#[must_use = "parallel iterators do nothing until consumed"]
-pub struct Copied<I> {
-    base: I,
-}
-
-impl<I> Copied<I> {
-    pub(super) fn new(base: I) -> Self {
-        Copied { base }
-    }
-}
-
-impl<'a, I, T> ParallelIterator for Copied<I>
-where
-    I: ParallelIterator<Item = &'a T>,
-    T: 'a + Copy + Send + Sync,
-{
-    type Item = T;
-
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback });
-
-        struct Callback<CB> {
-            callback: CB,
+/// `copied` and `cloned`: an adaptor from `&T` to `T` that is a `std::iter` adaptor on each
+/// piece, with no closure of its own.
+macro_rules! by_value_adaptor {
+    ($(#[$doc:meta])* $adaptor:ident, $producer:ident, $bound:ident, $std:ident, $method:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        #[must_use = "parallel iterators do nothing until consumed"]
+        pub struct $adaptor<I> {
+            base: I,
         }
 
-        impl<'a, T, CB> ProducerCallback<&'a T> for Callback<CB>
-        where
-            CB: ProducerCallback<T>,
-            T: 'a + Copy,
-        {
-            type Output = CB::Output;
-
-            fn call<P>(self, base: P) -> CB::Output
-            where
-                P: ParallelSource + IntoIterator<Item = &'a T>,
-            {
-                self.callback.call(CopiedProducer { base })
+        impl<I> $adaptor<I> {
+            pub(super) fn new(base: I) -> Self {
+                $adaptor { base }
             }
         }
-    }
 
-    fn opt_len(&self) -> Option<usize> {
-        self.base.opt_len()
-    }
-}
-
-indexed_like_base!(impl<'a, I, T> for Copied<I> where I: IndexedParallelIterator<Item = &'a T>, T: 'a + Copy + Send + Sync);
-
-struct CopiedProducer<P> {
-    base: P,
-}
-
-forward_source!(CopiedProducer<P> {} where P: ParallelSource);
-
-impl<'a, P, T> IntoIterator for CopiedProducer<P>
-where
-    P: IntoIterator<Item = &'a T>,
-    T: 'a + Copy,
-{
-    type Item = T;
-    type IntoIter = std::iter::Copied<P::IntoIter>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.base.into_iter().copied()
-    }
-}
-
-/// The iterator of [`ParallelIterator::cloned`].
-#[derive(Clone, Debug)]
-#[must_use = "parallel iterators do nothing until consumed"]
-pub struct Cloned<I> {
-    base: I,
-}
-
-impl<I> Cloned<I> {
-    pub(super) fn new(base: I) -> Self {
-        Cloned { base }
-    }
-}
-
-impl<'a, I, T> ParallelIterator for Cloned<I>
-where
-    I: ParallelIterator<Item = &'a T>,
-    T: 'a + Clone + Send + Sync,
-{
-    type Item = T;
-
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback });
-
-        struct Callback<CB> {
-            callback: CB,
-        }
-
-        impl<'a, T, CB> ProducerCallback<&'a T> for Callback<CB>
+        impl<'a, I, T> ParallelIterator for $adaptor<I>
         where
-            CB: ProducerCallback<T>,
-            T: 'a + Clone,
+            I: ParallelIterator<Item = &'a T>,
+            T: 'a + $bound + Send + Sync,
         {
-            type Output = CB::Output;
+            type Item = T;
 
-            fn call<P>(self, base: P) -> CB::Output
-            where
-                P: ParallelSource + IntoIterator<Item = &'a T>,
-            {
-                self.callback.call(ClonedProducer { base })
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                return self.base.with_producer(Callback { callback });
+
+                struct Callback<CB> {
+                    callback: CB,
+                }
+
+                impl<'a, T, CB> ProducerCallback<&'a T> for Callback<CB>
+                where
+                    CB: ProducerCallback<T>,
+                    T: 'a + $bound,
+                {
+                    type Output = CB::Output;
+
+                    fn call<P>(self, base: P) -> CB::Output
+                    where
+                        P: ParallelSource + IntoIterator<Item = &'a T>,
+                    {
+                        self.callback.call($producer { base })
+                    }
+                }
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                self.base.opt_len()
             }
         }
-    }
 
-    fn opt_len(&self) -> Option<usize> {
-        self.base.opt_len()
-    }
+        indexed_like_base!(impl<'a, I, T> for $adaptor<I>
+            where I: IndexedParallelIterator<Item = &'a T>, T: 'a + $bound + Send + Sync);
+
+        struct $producer<P> {
+            base: P,
+        }
+
+        forward_source!($producer<P> {} where P: ParallelSource);
+
+        impl<'a, P, T> IntoIterator for $producer<P>
+        where
+            P: IntoIterator<Item = &'a T>,
+            T: 'a + $bound,
+        {
+            type Item = T;
+            type IntoIter = std::iter::$std<P::IntoIter>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                self.base.into_iter().$method()
+            }
+        }
+    };
 }
 
-indexed_like_base!(impl<'a, I, T> for Cloned<I> where I: IndexedParallelIterator<Item = &'a T>, T: 'a + Clone + Send + Sync);
-
-struct ClonedProducer<P> {
-    base: P,
-}
-
-forward_source!(ClonedProducer<P> {} where P: ParallelSource);
-
-impl<'a, P, T> IntoIterator for ClonedProducer<P>
-where
-    P: IntoIterator<Item = &'a T>,
-    T: 'a + Clone,
-{
-    type Item = T;
-    type IntoIter = std::iter::Cloned<P::IntoIter>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.base.into_iter().cloned()
-    }
-}
+by_value_adaptor!(
+    /// The iterator of [`ParallelIterator::copied`].
+    Copied, CopiedProducer, Copy, Copied, copied
+);
+by_value_adaptor!(
+    /// The iterator of [`ParallelIterator::cloned`].
+    Cloned, ClonedProducer, Clone, Cloned, cloned
+);
 
 /// The iterator of [`ParallelIterator::with_min_len`].
 #[derive(Clone, Debug)]

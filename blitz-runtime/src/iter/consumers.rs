@@ -174,12 +174,13 @@ where
     run(iter, MaxBy { compare: &compare }, &NeverStop, combine)
 }
 
-/// The leaf of `min_by_key`: keeps the item with its key, so each key is computed once.
-struct MinByKey<F> {
+/// The leaf of `min_by_key` (`MAX = false`) and `max_by_key`: keeps each item with its key, so
+/// that every key is computed once.
+struct ByKey<F, const MAX: bool> {
     key: F,
 }
 
-impl<T, K, F> Leaf<T> for MinByKey<F>
+impl<T, K, F, const MAX: bool> Leaf<T> for ByKey<F, MAX>
 where
     F: Fn(&T) -> K + Sync,
     K: Ord + Send,
@@ -188,52 +189,44 @@ where
     type Output = Option<(K, T)>;
 
     fn run<I: Iterator<Item = T>>(&self, items: I, _offset: usize, _len: usize) -> Self::Output {
-        items
-            .map(|item| ((self.key)(&item), item))
-            .min_by(|a, b| a.0.cmp(&b.0))
+        let keyed = items.map(|item| ((self.key)(&item), item));
+        if MAX {
+            keyed.max_by(|a, b| a.0.cmp(&b.0))
+        } else {
+            keyed.min_by(|a, b| a.0.cmp(&b.0))
+        }
     }
 }
 
-/// The first item of least key, as `Iterator::min_by_key` (one key per item).
+/// The first item of least key (`MAX = false`, as `Iterator::min_by_key`), or the last of
+/// greatest key (as `Iterator::max_by_key`).
+fn by_key<I, K, F, const MAX: bool>(iter: I, key: F) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    K: Ord + Send,
+    F: Fn(&I::Item) -> K + Sync + Send,
+{
+    let better = |b: &(K, I::Item), a: &(K, I::Item)| if MAX { b.0 >= a.0 } else { b.0 < a.0 };
+    let combine = |a, b| pick(a, b, better);
+    run(iter, ByKey::<_, MAX> { key: &key }, &NeverStop, combine).map(|(_, item)| item)
+}
+
 pub(super) fn min_by_key<I, K, F>(iter: I, key: F) -> Option<I::Item>
 where
     I: ParallelIterator,
     K: Ord + Send,
     F: Fn(&I::Item) -> K + Sync + Send,
 {
-    let combine = |a, b| pick(a, b, |b: &(K, _), a: &(K, _)| b.0 < a.0);
-    run(iter, MinByKey { key: &key }, &NeverStop, combine).map(|(_, item)| item)
+    by_key::<_, _, _, false>(iter, key)
 }
 
-/// The leaf of `max_by_key`.
-struct MaxByKey<F> {
-    key: F,
-}
-
-impl<T, K, F> Leaf<T> for MaxByKey<F>
-where
-    F: Fn(&T) -> K + Sync,
-    K: Ord + Send,
-    T: Send,
-{
-    type Output = Option<(K, T)>;
-
-    fn run<I: Iterator<Item = T>>(&self, items: I, _offset: usize, _len: usize) -> Self::Output {
-        items
-            .map(|item| ((self.key)(&item), item))
-            .max_by(|a, b| a.0.cmp(&b.0))
-    }
-}
-
-/// The last item of greatest key, as `Iterator::max_by_key`.
 pub(super) fn max_by_key<I, K, F>(iter: I, key: F) -> Option<I::Item>
 where
     I: ParallelIterator,
     K: Ord + Send,
     F: Fn(&I::Item) -> K + Sync + Send,
 {
-    let combine = |a, b| pick(a, b, |b: &(K, _), a: &(K, _)| b.0 >= a.0);
-    run(iter, MaxByKey { key: &key }, &NeverStop, combine).map(|(_, item)| item)
+    by_key::<_, _, _, true>(iter, key)
 }
 
 leaf!(Reduce<ID, OP>(identity: ID, op: OP) for T -> T
