@@ -1,9 +1,11 @@
 //! Merge sort with `#[blitz::parallel]`: the two recursive sorts are consecutive statements,
-//! so they fork.
+//! so they fork. The library's `par_sort` sorts a copy for comparison.
 //!
 //! `cargo run --release --example merge_sort -- [len]` (default 5_000_000).
 
 use std::time::Instant;
+
+use blitz::prelude::*;
 
 #[blitz::parallel]
 fn merge_sort(v: &mut [u64], buf: &mut [u64]) {
@@ -48,6 +50,7 @@ fn main() {
             x % 1_000_000
         })
         .collect();
+    let mut library = v.clone();
     let mut want = v.clone();
 
     let start = Instant::now();
@@ -60,5 +63,14 @@ fn main() {
     let parallel = start.elapsed();
 
     assert_eq!(v, want);
-    println!("sorted {len} items: slice::sort {serial:?}, parallel merge sort {parallel:?}");
+
+    // The library's own stable parallel sort, for comparison.
+    let start = Instant::now();
+    library.par_sort();
+    let par_sort = start.elapsed();
+    assert_eq!(library, want);
+    println!(
+        "sorted {len} items: slice::sort {serial:?}, parallel merge sort {parallel:?}, \
+         par_sort {par_sort:?}"
+    );
 }

@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use blitz::prelude::*;
+
 fn quicksort<T: Ord + Send>(v: &mut [T]) {
     if v.len() <= 1024 {
         v.sort_unstable();
@@ -57,6 +59,7 @@ fn main() {
         .nth(1)
         .map_or(5_000_000, |a| a.parse().expect("len must be a number"));
     let mut v = random(len);
+    let mut library = v.clone();
     let mut want = v.clone();
 
     let start = Instant::now();
@@ -68,5 +71,14 @@ fn main() {
     let parallel = start.elapsed();
 
     assert_eq!(v, want);
-    println!("sorted {len} items: sort_unstable {serial:?}, parallel quicksort {parallel:?}");
+
+    // The library's own parallel quicksort, for comparison.
+    let start = Instant::now();
+    library.par_sort_unstable();
+    let par_sort = start.elapsed();
+    assert_eq!(library, want);
+    println!(
+        "sorted {len} items: sort_unstable {serial:?}, parallel quicksort {parallel:?}, \
+         par_sort_unstable {par_sort:?}"
+    );
 }
