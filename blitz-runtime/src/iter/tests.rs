@@ -29,20 +29,25 @@ impl Rng {
 
 /// Random lengths: the edge cases, then random ones up to `max`.
 fn lengths(rng: &mut Rng, max: u64) -> Vec<usize> {
-    let mut lengths = vec![0, 1, 2, 3, 7, 64, 1000];
-    let extra = if cfg!(miri) { 2 } else { 12 };
-    lengths.extend((0..extra).map(|_| rng.below(max) as usize));
     if cfg!(miri) {
-        lengths.retain(|&len| len <= 64);
+        // Miri interprets every item: a few lengths, each still split by `ALWAYS_SHARE`.
+        return vec![0, 1, 3, 17];
     }
+    let mut lengths = vec![0, 1, 2, 3, 7, 64, 1000];
+    lengths.extend((0..12).map(|_| rng.below(max) as usize));
     lengths
 }
 
-/// Runs `check` outside any pool and inside pools of 1, 2 and 4 workers.
+/// Runs `check` outside any pool (on the global pool) and inside pools of 1, 2 and 4 workers.
+/// Under Miri only on a pool of 2: the global pool's threads outlive the test, which Miri
+/// reports as a leak.
 fn on_pools(check: impl Fn() + Sync) {
     ALWAYS_SHARE.store(true, Ordering::Relaxed);
-    check();
-    for threads in [1, 2, 4] {
+    if !cfg!(miri) {
+        check();
+    }
+    let pools: &[usize] = if cfg!(miri) { &[2] } else { &[1, 2, 4] };
+    for &threads in pools {
         let pool = ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -271,7 +276,7 @@ fn adaptors_and_collect_match_std() {
 #[test]
 fn fallible_consumers_stop_at_the_first_failure() {
     on_pools(|| {
-        let n = if cfg!(miri) { 500u32 } else { 100_000 };
+        let n = if cfg!(miri) { 200u32 } else { 100_000 };
         let seen = AtomicUsize::new(0);
         let result = (0..n).into_par_iter().try_for_each(|x| {
             seen.fetch_add(1, Ordering::Relaxed);
@@ -291,9 +296,9 @@ fn fallible_consumers_stop_at_the_first_failure() {
         assert_eq!(overflow, None);
         let collected: Result<Vec<u32>, u32> = (0..n)
             .into_par_iter()
-            .map(|x| if x % 1000 == 999 { Err(x) } else { Ok(x) })
+            .map(|x| if x % 97 == 96 { Err(x) } else { Ok(x) })
             .collect();
-        assert!(matches!(collected, Err(x) if x % 1000 == 999));
+        assert!(matches!(collected, Err(x) if x % 97 == 96));
         let all: Option<Vec<u32>> = (0..n).into_par_iter().map(Some).collect();
         assert_eq!(all.map(|v| v.len()), Some(n as usize));
     });
@@ -319,7 +324,7 @@ impl Drop for Counted<'_> {
 fn owned_items_are_dropped_once_even_on_early_exit_and_panic() {
     on_pools(|| {
         let live = AtomicUsize::new(0);
-        let n = if cfg!(miri) { 200 } else { 20_000 };
+        let n = if cfg!(miri) { 60 } else { 20_000 };
         let make = || (0..n).map(|i| Counted::new(&live, i)).collect::<Vec<_>>();
         // Early exit: the items after the hit are dropped by the producer.
         let found = make().into_par_iter().find_first(|c| c.1 == 5).map(|c| c.1);
@@ -380,11 +385,13 @@ fn a_panic_propagates_and_the_pool_survives() {
     );
 }
 
-/// A long loop is shared: with expensive items every worker of the pool takes part.
+/// A long loop is shared: with expensive items every worker of the pool takes part. (Not
+/// under Miri, whose clock runs the probe's limit at a different scale.)
 #[test]
+#[cfg_attr(miri, ignore)]
 fn an_expensive_loop_uses_every_worker() {
     let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-    let items: usize = if cfg!(miri) { 16 } else { 64 };
+    let items: usize = 64;
     let per_worker: Vec<usize> = pool.install(|| {
         (0..items)
             .into_par_iter()
