@@ -211,7 +211,15 @@ fn unstable_sort_at_default_cutoffs() {
 #[test]
 fn cached_key_sort_matches_std_and_is_stable() {
     in_and_outside_pool(|outside| {
-        for &name in shapes(outside) {
+        // Under Miri, three shapes: what the key pieces and the permutation see varies little
+        // with the shape, and the pairs' sort is the unstable sort, checked on every shape.
+        let shapes = shapes(outside);
+        let shapes = if cfg!(miri) {
+            &shapes[..shapes.len().min(3)]
+        } else {
+            shapes
+        };
+        for &name in shapes {
             for len in small_lengths() {
                 let keys = shape(name, len, len as u64 + 4);
                 let context = format!("{name}, len {len}");
@@ -369,13 +377,10 @@ const SORTERS: [(&str, Sorter); 2] = [
 fn a_panicking_comparator_leaves_a_permutation() {
     quiet_test_panics();
     let pool = pool();
-    // Under Miri: a panic in the scan, in the sort, and none; two runs copied to the buffer
-    // (30 elements, few-distinct) and four (40, random).
+    // Under Miri: a panic in the scan and in the sort; two runs copied to the buffer (30
+    // elements, few-distinct) and four (40, random).
     let cases: &[(&str, usize, &[usize])] = if cfg!(miri) {
-        &[
-            ("random", 40, &[0, 90, 1000]),
-            ("few-distinct", 30, &[60, 120]),
-        ]
+        &[("random", 40, &[0, 90]), ("few-distinct", 30, &[60])]
     } else {
         let ks = &[0, 5, 100, 1000, 5000, 10_000, 20_000, 35_000, 1 << 40];
         &[
