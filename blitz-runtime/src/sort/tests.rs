@@ -430,6 +430,49 @@ fn a_panicking_comparator_leaves_a_permutation() {
     assert!(v.iter().copied().eq(0..1000));
 }
 
+/// A comparator that panics at its `k`-th call for every `k` up to the number of calls a
+/// sort makes, so that every place that compares (scan, pivot choice, partition, run sort,
+/// order check, binary search, merge) sees a panic. Natively only: thousands of sorts.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_panic_at_every_comparison_leaves_a_permutation() {
+    quiet_test_panics();
+    let pool = pool();
+    for (sort_name, sort) in SORTERS {
+        for (name, len) in [("random", 40), ("few-distinct", 30), ("random", 100)] {
+            let keys = shape(name, len, 21);
+            let calls = AtomicUsize::new(0);
+            let drops = AtomicUsize::new(0);
+            let mut v = tracked(&keys, &drops);
+            let count = |a: &Tracked<'_>, b: &Tracked<'_>| {
+                calls.fetch_add(1, AtomicOrdering::Relaxed);
+                a.key.cmp(&b.key)
+            };
+            pool.install(|| sort(&mut v, &count));
+            assert_whole(v, &drops, "counting run");
+            // Forks make the order of the calls vary a little: a margin past the count.
+            for k in 0..calls.into_inner() + 10 {
+                let context = format!("{sort_name}, {name}, len {len}, panic at call {k}");
+                let drops = AtomicUsize::new(0);
+                let mut v = tracked(&keys, &drops);
+                let calls = AtomicUsize::new(0);
+                let compare = |a: &Tracked<'_>, b: &Tracked<'_>| {
+                    if calls.fetch_add(1, AtomicOrdering::Relaxed) == k {
+                        panic!("sort test: comparator panic");
+                    }
+                    a.key.cmp(&b.key)
+                };
+                let result = pool
+                    .install(|| panic::catch_unwind(AssertUnwindSafe(|| sort(&mut v, &compare))));
+                if result.is_ok() {
+                    assert!(v.windows(2).all(|p| p[0].key <= p[1].key), "{context}");
+                }
+                assert_whole(v, &drops, &context);
+            }
+        }
+    }
+}
+
 /// A comparator that answers at random, no total order: no undefined behaviour, a
 /// permutation, and at most `std`'s panic about the order.
 #[test]
