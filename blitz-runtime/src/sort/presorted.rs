@@ -107,22 +107,22 @@ impl<F> Scan<'_, F> {
                 return Dirs::NONE;
             }
             let end = (start + CHECK_INTERVAL).min(v.len() - 1);
-            let mut pairs = v[start..=end].windows(2);
+            let block = &v[start..=end];
             // Once one direction is out, a block checks only the other, one comparison a pair.
             dirs = match (dirs.ascending, dirs.descending) {
                 (true, false) => Dirs {
-                    ascending: pairs.all(|p| !is_less(&p[1], &p[0])),
+                    ascending: every_pair(block, |a, b| !is_less(b, a)),
                     descending: false,
                 },
                 (false, true) if self.strict => Dirs {
                     ascending: false,
-                    descending: pairs.all(|p| is_less(&p[1], &p[0])),
+                    descending: every_pair(block, |a, b| is_less(b, a)),
                 },
                 (false, true) => Dirs {
                     ascending: false,
-                    descending: pairs.all(|p| !is_less(&p[0], &p[1])),
+                    descending: every_pair(block, |a, b| !is_less(a, b)),
                 },
-                _ => pairs.fold(dirs, |dirs, p| dirs.and(self.pair(&p[0], &p[1]))),
+                _ => (block.windows(2)).fold(dirs, |dirs, p| dirs.and(self.pair(&p[0], &p[1]))),
             };
             if !dirs.any() {
                 self.neither.store(true, Ordering::Relaxed);
@@ -132,6 +132,17 @@ impl<F> Scan<'_, F> {
         }
         dirs
     }
+}
+
+/// Whether `holds(a, b)` for every pair of neighbours `a, b` of `block`. Without an early
+/// exit (the caller bounds the block): a loop the compiler can unroll and vectorise.
+#[inline(always)]
+fn every_pair<T>(block: &[T], holds: impl Fn(&T, &T) -> bool) -> bool {
+    let mut all = true;
+    for i in 1..block.len() {
+        all &= holds(&block[i - 1], &block[i]);
+    }
+    all
 }
 
 /// Scans `v` (longer than one element) for an order it already has. `strict`: a descending

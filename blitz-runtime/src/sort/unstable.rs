@@ -36,6 +36,10 @@ use crate::registry::Worker;
 /// From this length on, the pivot is a ninther (pdqsort's choice).
 const NINTHER_FROM: usize = 50;
 
+/// The shortest piece that is partitioned rather than sorted by `std`: enough for three
+/// distinct samples.
+const MIN_PARTITIONED: usize = 8;
+
 /// Sorts `v`, which is longer than `cutoffs.quicksort_leaf`, without keeping equal elements
 /// in order.
 pub(super) fn quicksort<T, F, L>(
@@ -54,7 +58,7 @@ pub(super) fn quicksort<T, F, L>(
     let sort = Quicksort {
         compare,
         is_less,
-        leaf: cutoffs.quicksort_leaf.max(NINTHER_FROM),
+        leaf: cutoffs.quicksort_leaf.max(MIN_PARTITIONED),
     };
     sort.recurse(w, v, false, limit);
 }
@@ -63,7 +67,7 @@ pub(super) fn quicksort<T, F, L>(
 struct Quicksort<'a, F, L> {
     compare: &'a F,
     is_less: &'a L,
-    /// Pieces of at most this many elements (at least [`NINTHER_FROM`]) go to `std`.
+    /// Pieces of at most this many elements (at least [`MIN_PARTITIONED`]) go to `std`.
     leaf: usize,
 }
 
@@ -166,13 +170,16 @@ fn partition<T>(v: &mut [T], mut goes_left: impl FnMut(&T) -> bool) -> usize {
     left
 }
 
-/// The index of a good pivot for `v` (at least [`NINTHER_FROM`] long): the median of three
-/// samples at the quarters, each itself the median of its neighbourhood.
+/// The index of a good pivot for `v` (longer than [`MIN_PARTITIONED`]): the median of three
+/// samples at the quarters, each itself the median of its neighbourhood if `v` is long.
 fn choose_pivot<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> usize {
     let len = v.len();
-    debug_assert!(len >= NINTHER_FROM);
+    debug_assert!(len > MIN_PARTITIONED);
     let quarter = len / 4;
     let (a, b, c) = (quarter, 2 * quarter, 3 * quarter);
+    if len < NINTHER_FROM {
+        return median_of_three(v, a, b, c, is_less);
+    }
     let around = |i: usize| median_of_three(v, i - 1, i, i + 1, is_less);
     median_of_three(v, around(a), around(b), around(c), is_less)
 }
