@@ -31,12 +31,15 @@ mod join;
 pub(crate) mod latch;
 mod loops;
 mod pool;
+mod raw;
 pub(crate) mod registry;
 mod scope;
 pub(crate) mod sleep;
 mod sort;
 mod spawn;
 pub(crate) mod sync;
+#[cfg(all(test, not(loom)))]
+mod test_rng;
 pub(crate) mod threads;
 pub(crate) mod unwind;
 

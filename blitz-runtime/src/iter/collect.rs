@@ -10,13 +10,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
-use std::mem::{self, MaybeUninit};
+use std::mem::MaybeUninit;
 use std::ptr;
 use std::sync::Mutex;
 
 use super::consumers::{Leaf, run};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::loops::{NeverStop, drive};
+use crate::raw::{SendPtr, WrittenRun};
 
 /// A collection that can be built from a parallel iterator (`ParallelIterator::collect`):
 /// rayon's `FromParallelIterator`.
@@ -39,95 +40,26 @@ pub trait FromParallelIterator<T: Send>: Sized {
         I: IntoParallelIterator<Item = T>;
 }
 
-/// A raw pointer that may be sent to the worker that writes through it.
-struct SendPtr<T>(*mut T);
-
-impl<T> Clone for SendPtr<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for SendPtr<T> {}
-
-impl<T> SendPtr<T> {
-    /// The pointer. (A method, so that closures capture the whole `SendPtr`, not its field.)
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
-
-// SAFETY: the pointer is only used to write disjoint items of a buffer that outlives the
-// parallel run; `T: Send` because the items it writes end up owned by the caller's thread.
-unsafe impl<T: Send> Send for SendPtr<T> {}
-// SAFETY: as for `Send`: every piece writes only its own range.
-unsafe impl<T: Send> Sync for SendPtr<T> {}
-
-/// The items written by one or more adjacent pieces: `len` initialised items from `start`.
-/// Owns them until [`Written::release`]; drops them otherwise (on a panic elsewhere).
-struct Written<T> {
-    start: *mut T,
-    len: usize,
-}
-
-// SAFETY: a `Written` owns its items (`T: Send`) and its range is disjoint from every other's.
-unsafe impl<T: Send> Send for Written<T> {}
-
-impl<T> Written<T> {
-    /// Joins two adjacent runs of items into one.
-    fn merge(self, right: Written<T>) -> Written<T> {
-        // `wrapping_add`: only compared, never dereferenced.
-        if self.start.wrapping_add(self.len) != right.start {
-            // Not adjacent: an indexed iterator yielded fewer items than its length. Both
-            // guards drop what they hold as the panic unwinds.
-            panic!("blitz: an indexed parallel iterator yielded fewer items than its length");
-        }
-        let merged = Written {
-            start: self.start,
-            len: self.len + right.len,
-        };
-        mem::forget(self);
-        mem::forget(right);
-        merged
-    }
-
-    /// Gives up ownership of the items (they now belong to the `Vec`); returns how many.
-    fn release(self) -> usize {
-        let len = self.len;
-        mem::forget(self);
-        len
-    }
-}
-
-impl<T> Drop for Written<T> {
-    fn drop(&mut self) {
-        // SAFETY: the `len` items from `start` are initialised and owned by this guard alone.
-        unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.start, self.len)) };
-    }
-}
-
 /// The leaf of in-place collection: writes a piece's items at `target + offset`.
 struct WriteLeaf<T> {
     target: SendPtr<T>,
 }
 
 impl<T: Send> Leaf<T> for WriteLeaf<T> {
-    type Output = Written<T>;
+    type Output = WrittenRun<T>;
 
-    fn run<I: Iterator<Item = T>>(&self, items: I, offset: usize, len: usize) -> Written<T> {
+    fn run<I: Iterator<Item = T>>(&self, items: I, offset: usize, len: usize) -> WrittenRun<T> {
         // SAFETY: `offset + len` is within the reserved spare capacity (the pieces tile the
         // iterator's `len` items, and that many were reserved).
-        let start = unsafe { self.target.0.add(offset) };
-        let mut written = Written { start, len: 0 };
+        let mut written = WrittenRun::new(unsafe { self.target.add(offset) }.get());
         for item in items {
             assert!(
-                written.len < len,
+                written.len() < len,
                 "blitz: an indexed parallel iterator yielded more items than its length"
             );
-            // SAFETY: slot `written.len < len` of this piece's range: reserved, not yet
+            // SAFETY: slot `written.len() < len` of this piece's range: reserved, not yet
             // written, and written by no other piece.
-            unsafe { written.start.add(written.len).write(item) };
-            written.len += 1;
+            unsafe { written.push(item) };
         }
         written
     }
@@ -146,10 +78,11 @@ fn append_known_len<I: ParallelIterator>(len: usize, iter: I, vec: &mut Vec<I::I
     vec.reserve(len);
     let spare: &mut [MaybeUninit<I::Item>] = &mut vec.spare_capacity_mut()[..len];
     let target = SendPtr(spare.as_mut_ptr().cast::<I::Item>());
-    let written = run(iter, WriteLeaf { target }, &NeverStop, Written::merge);
+    let written = run(iter, WriteLeaf { target }, &NeverStop, WrittenRun::append);
     // Every piece reported in; fewer items than promised is a broken iterator, not UB.
     assert_eq!(
-        written.len, len,
+        written.len(),
+        len,
         "blitz: an indexed parallel iterator yielded fewer items than its length"
     );
     let added = written.release();
@@ -364,10 +297,10 @@ where
                 iter,
                 leaf,
                 &NeverStop,
-                |(a1, b1): (Written<A>, Written<B>), (a2, b2)| (a1.merge(a2), b1.merge(b2)),
+                |(a1, b1): (WrittenRun<A>, WrittenRun<B>), (a2, b2)| (a1.append(a2), b1.append(b2)),
             );
             assert!(
-                written_a.len == len && written_b.len == len,
+                written_a.len() == len && written_b.len() == len,
                 "blitz: an indexed parallel iterator yielded fewer items than its length"
             );
             let (added_a, added_b) = (written_a.release(), written_b.release());
@@ -403,31 +336,23 @@ struct UnzipLeaf<A, B> {
 }
 
 impl<A: Send, B: Send> Leaf<(A, B)> for UnzipLeaf<A, B> {
-    type Output = (Written<A>, Written<B>);
+    type Output = (WrittenRun<A>, WrittenRun<B>);
 
     fn run<I: Iterator<Item = (A, B)>>(&self, items: I, offset: usize, len: usize) -> Self::Output {
         // SAFETY: as in `WriteLeaf::run`, for both targets.
-        let (start_a, start_b) =
-            unsafe { (self.target_a.0.add(offset), self.target_b.0.add(offset)) };
-        let mut written_a = Written {
-            start: start_a,
-            len: 0,
-        };
-        let mut written_b = Written {
-            start: start_b,
-            len: 0,
-        };
+        let (start_a, start_b) = unsafe { (self.target_a.add(offset), self.target_b.add(offset)) };
+        let mut written_a = WrittenRun::new(start_a.get());
+        let mut written_b = WrittenRun::new(start_b.get());
         for (a, b) in items {
             assert!(
-                written_a.len < len,
+                written_a.len() < len,
                 "blitz: an indexed parallel iterator yielded more items than its length"
             );
-            // SAFETY: as in `WriteLeaf::run`: slot `written_a.len < len` of this piece.
+            // SAFETY: as in `WriteLeaf::run`: slot `written_a.len() < len` of this piece, in
+            // both buffers.
             unsafe {
-                written_a.start.add(written_a.len).write(a);
-                written_a.len += 1;
-                written_b.start.add(written_b.len).write(b);
-                written_b.len += 1;
+                written_a.push(a);
+                written_b.push(b);
             }
         }
         (written_a, written_b)

@@ -10,31 +10,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::prelude::*;
 use crate::ThreadPoolBuilder;
 use crate::loops::engine::ALWAYS_SHARE;
-
-/// xorshift64*: reproducible inputs without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::test_rng::Rng;
 
 /// Random lengths: the edge cases, then random ones up to `max`.
-fn lengths(rng: &mut Rng, max: u64) -> Vec<usize> {
+fn lengths(rng: &mut Rng, max: usize) -> Vec<usize> {
     if cfg!(miri) {
         // Miri interprets every item: a few lengths, each still split by `ALWAYS_SHARE`.
         return vec![0, 1, 3, 17];
     }
     let mut lengths = vec![0, 1, 2, 3, 7, 64, 1000];
-    lengths.extend((0..12).map(|_| rng.below(max) as usize));
+    lengths.extend((0..12).map(|_| rng.below(max)));
     lengths
 }
 
@@ -56,8 +41,8 @@ fn on_pools(check: impl Fn() + Sync) {
     }
 }
 
-fn random_vec(rng: &mut Rng, len: usize, range: u64) -> Vec<u64> {
-    (0..len).map(|_| rng.below(range)).collect()
+fn random_vec(rng: &mut Rng, len: usize, range: usize) -> Vec<u64> {
+    (0..len).map(|_| rng.below(range) as u64).collect()
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! parallel unstable sort; the permutation is applied sequentially (a chain of swaps).
 //!
 //! The pairs are written straight into the vector's spare capacity, each piece into its own
-//! part. A piece returns a [`Filled`] token for the pairs it wrote, which drops them if the
+//! part. A piece returns a [`WrittenRun`] token for the pairs it wrote, which drops them if the
 //! token is dropped: when a key function panics in one piece, `join` drops the other piece's
 //! token, so every key computed so far is dropped exactly once and none leaks. Adjacent
 //! tokens are fused on the way back up; the last one hands its pairs to the vector.
@@ -15,10 +15,9 @@
 //! Indices are `u32` when the slice is short enough (as in `std`: a smaller pair sorts
 //! faster), `usize` otherwise.
 
-use std::{mem, ptr};
-
-use super::{Cutoffs, SendPtr};
+use super::Cutoffs;
 use crate::join::with_worker;
+use crate::raw::{SendPtr, WrittenRun};
 use crate::registry::Worker;
 
 /// [`par_sort_by_cached_key`](super::par_sort_by_cached_key) with explicit cutoffs.
@@ -84,11 +83,11 @@ where
     let out = SendPtr(pairs.as_mut_ptr());
     // SAFETY: `out` has room for `len` pairs, all free, and nobody else writes there.
     let filled = unsafe { fill_keys(w, v, 0, out, f, cutoffs.key_piece) };
-    debug_assert_eq!((filled.start, filled.len), (pairs.as_mut_ptr(), len));
+    debug_assert_eq!(filled.len(), len);
     // The vector takes the pairs over from the token.
-    mem::forget(filled);
+    let filled = filled.release();
     // SAFETY: the token covered the first `len` slots: each holds an initialised pair.
-    unsafe { pairs.set_len(len) };
+    unsafe { pairs.set_len(filled) };
 
     super::sort_unstable_in(w, &mut pairs, &|a: &(K, I), b: &(K, I)| a.cmp(b), cutoffs);
 
@@ -121,7 +120,7 @@ unsafe fn fill_keys<I, T, K, F>(
     out: SendPtr<(K, I)>,
     f: &F,
     piece: usize,
-) -> Filled<(K, I)>
+) -> WrittenRun<(K, I)>
 where
     I: Index,
     T: Send,
@@ -129,19 +128,13 @@ where
     F: Fn(&T) -> K + Sync,
 {
     if v.len() <= piece {
-        let mut filled = Filled {
-            // SAFETY: `offset` is within the allocation `out` points into (the caller's
-            // promise).
-            start: unsafe { out.add(offset) }.get(),
-            len: 0,
-        };
+        // SAFETY: `offset` is within the allocation `out` points into (the caller's promise).
+        let mut filled = WrittenRun::new(unsafe { out.add(offset) }.get());
         for (i, x) in v.iter().enumerate() {
             // If `f` panics, `filled` drops the `i` pairs written so far.
             let key = f(x);
-            // SAFETY: slot `offset + i` is free and ours (the caller's promise); the token
-            // counts it right after the write.
-            unsafe { ptr::write(filled.start.add(i), (key, I::from_usize(offset + i))) };
-            filled.len += 1;
+            // SAFETY: slot `offset + i` is free and ours (the caller's promise).
+            unsafe { filled.push((key, I::from_usize(offset + i))) };
         }
         return filled;
     }
@@ -154,37 +147,4 @@ where
         |w| unsafe { fill_keys(w, right, offset + mid, out, f, piece) },
     );
     a.append(b)
-}
-
-/// Pairs written at `start..start + len`, owned by the token: dropped with it, unless it is
-/// fused with the next token ([`append`](Self::append)) or forgotten once a `Vec` owns them.
-struct Filled<P> {
-    start: *mut P,
-    len: usize,
-}
-
-// SAFETY: the token owns its pairs like a `Vec<P>` does; it moves to the joining worker only.
-unsafe impl<P: Send> Send for Filled<P> {}
-
-impl<P> Filled<P> {
-    /// One token for the pairs of `self` and of `next`, which must directly follow them.
-    fn append(self, next: Filled<P>) -> Filled<P> {
-        // The pieces of one split are adjacent by construction; fusing others would drop the
-        // wrong slots.
-        assert_eq!(self.start.wrapping_add(self.len), next.start);
-        let fused = Filled {
-            start: self.start,
-            len: self.len + next.len,
-        };
-        mem::forget(self);
-        mem::forget(next);
-        fused
-    }
-}
-
-impl<P> Drop for Filled<P> {
-    fn drop(&mut self) {
-        // SAFETY: the token owns `len` initialised pairs at `start`, which nothing else drops.
-        unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.start, self.len)) };
-    }
 }

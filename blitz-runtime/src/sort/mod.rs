@@ -233,42 +233,4 @@ where
     cached_key::sort_by_cached_key(v, &f, Cutoffs::DEFAULT);
 }
 
-/// A raw pointer that may cross to another worker, for the code that moves elements through
-/// a scratch buffer: the pieces that different workers handle are always disjoint (each
-/// use says why).
-struct SendPtr<T>(*mut T);
-
-// Manual impls: a derive would require `T: Copy`.
-impl<T> Clone for SendPtr<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for SendPtr<T> {}
-
-// SAFETY: the pointer stands for exclusive access to elements of a slice of `T: Send`, handed
-// to exactly one worker at a time (like a `&mut [T]`, which is `Send` and `Sync` for
-// `T: Send`).
-unsafe impl<T: Send> Send for SendPtr<T> {}
-// SAFETY: as above: a shared `SendPtr` gives no access a `&mut [T]` would not.
-unsafe impl<T: Send> Sync for SendPtr<T> {}
-
-impl<T> SendPtr<T> {
-    /// The pointer. (A method, not a field access: a closure that calls it captures the whole
-    /// `SendPtr`, which is `Send`, not the raw pointer inside, which is not.)
-    #[inline(always)]
-    fn get(self) -> *mut T {
-        self.0
-    }
-
-    /// The pointer `count` elements further on.
-    ///
-    /// # Safety
-    ///
-    /// As for [`pointer::add`]: the result stays within (or one past) the same allocation.
-    #[inline(always)]
-    unsafe fn add(self, count: usize) -> Self {
-        // SAFETY: the caller keeps the result in bounds.
-        SendPtr(unsafe { self.0.add(count) })
-    }
-}
+use crate::raw::SendPtr;

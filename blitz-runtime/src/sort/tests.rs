@@ -8,6 +8,7 @@
 
 use super::*;
 use crate::ThreadPoolBuilder;
+use crate::test_rng::Rng;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
@@ -52,22 +53,6 @@ fn default_lengths() -> Vec<usize> {
         50_000,
         200_000,
     ]
-}
-
-/// xorshift64*: a deterministic source of test data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// The input shapes every sort is checked on.
