@@ -46,7 +46,29 @@ pub use try_ops::Try;
 
 /// Receives the source of a parallel iterator, wrapped in all its adaptors (see the module
 /// docs). Implemented by the consumers and adaptors; exposed so that new parallel iterators
-/// can be written outside the crate.
+/// can be written outside the crate: a new source hands any [`ParallelSource`] to the
+/// callback.
+///
+/// ```
+/// use blitz::iter::ProducerCallback;
+/// use blitz::prelude::*;
+///
+/// /// The even numbers below `n`, as a parallel iterator over a range source.
+/// struct Evens(u64);
+///
+/// impl ParallelIterator for Evens {
+///     type Item = u64;
+///
+///     fn with_producer<CB: ProducerCallback<u64>>(self, callback: CB) -> CB::Output {
+///         // Any `ParallelSource` will do; a range of halves, doubled by `map` below, is
+///         // simplest. (Adaptors wrap the producer the same way.)
+///         (0..self.0.div_ceil(2)).into_par_iter().map(|i| 2 * i).with_producer(callback)
+///     }
+/// }
+///
+/// assert_eq!(Evens(10).sum::<u64>(), 0 + 2 + 4 + 6 + 8);
+/// assert_eq!(Evens(7).collect::<Vec<_>>(), [0, 2, 4, 6]);
+/// ```
 pub trait ProducerCallback<T> {
     /// What the callback returns.
     type Output;

@@ -18,6 +18,17 @@ mod sealed {
 
 /// A value that is either an output to go on with or a failure to stop at: `Result<T, E>`,
 /// `Option<T>` and `ControlFlow<B, C>` (the stable stand-in for `std::ops::Try`).
+///
+/// ```
+/// use blitz::prelude::*;
+/// use std::ops::ControlFlow;
+///
+/// // Stop at the first item over 100, reporting it.
+/// let found = (0..1000u32).into_par_iter().try_for_each(|x| {
+///     if x > 100 { ControlFlow::Break(x) } else { ControlFlow::Continue(()) }
+/// });
+/// assert!(matches!(found, ControlFlow::Break(x) if x > 100));
+/// ```
 pub trait Try: sealed::Sealed {
     /// What a success carries.
     type Output;
