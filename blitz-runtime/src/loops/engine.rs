@@ -158,6 +158,11 @@ where
             drop(skipped);
             (empty, None)
         } else {
+            // A tail shorter than the minimum piece goes with this step: no piece (but a
+            // source too short as a whole) may be shorter than the grain.
+            if len - step.min(len) < step_min {
+                step = len;
+            }
             let (piece, tail) = split_front(rest, step);
             (piece, (tail.par_len() > 0).then_some(tail))
         };
@@ -316,9 +321,15 @@ mod tests {
                         next += piece_len;
                     }
                     assert_eq!(next, len);
-                    // Every piece respects the grain, except an empty one and the last.
-                    let short = seen.iter().filter(|&&(_, l)| l < grain.max(1)).count();
-                    assert!(short <= 1, "grain {grain}: {seen:?}");
+                    // Every piece respects the grain, unless the whole source is shorter.
+                    if len >= grain.max(1) {
+                        assert!(
+                            seen.iter().all(|&(_, l)| l >= grain.max(1)),
+                            "grain {grain}: {seen:?}"
+                        );
+                    } else {
+                        assert_eq!(seen.len(), 1);
+                    }
                 }
             }
         }
