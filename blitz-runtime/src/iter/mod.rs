@@ -2,9 +2,9 @@
 //!
 //! A parallel iterator is a chain of adaptors over a *source* that can be split at an index
 //! (a slice, a range, a `Vec`, chunks of a slice). Running a consumer (`sum`, `collect`,
-//! `for_each`, ...) hands the source, wrapped in every adaptor of the chain, to the engine of
-//! [`crate::loops`] as one [`ParallelSource`]: the engine runs a timed prefix on the caller
-//! (a short loop never touches the pool), splits the rest adaptively and forks with
+//! `for_each`, ...) hands the source, wrapped in every adaptor of the chain, to the splitting
+//! engine shared with `par_for!`, as one [`ParallelSource`]: the engine runs a timed prefix on
+//! the caller (a short loop never touches the pool), splits the rest adaptively and forks with
 //! `Worker::join`; each piece runs as the plain sequential iterator chain (`slice::Iter`, then
 //! `iter::Map`, then `iter::Filter`, ...), which LLVM optimises like hand-written code.
 //!
