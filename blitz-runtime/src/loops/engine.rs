@@ -166,7 +166,7 @@ where
             let (piece, tail) = split_front(rest, step);
             (piece, (tail.par_len() > 0).then_some(tail))
         };
-        let result = leaf(piece, offset);
+        let result = run_leaf(leaf, piece, offset);
         done = Some(match done {
             Some(done) => combine(done, result),
             None => result,
@@ -184,22 +184,30 @@ where
         // `PROBE_GROWTH` times what ran: later items may cost more than the first ones. (The
         // division, some tens of cycles, is only paid near the threshold.)
         let left = share_after - elapsed;
-        let growth = if elapsed.saturating_mul(PROBE_GROWTH as u64) <= left {
-            PROBE_GROWTH
+        let target = if elapsed.saturating_mul(PROBE_GROWTH as u64) <= left {
+            offset.saturating_mul(PROBE_GROWTH)
         } else {
-            usize::try_from(left / elapsed.max(1)).unwrap_or(PROBE_GROWTH)
+            // Near the limit: the items that fit in the time left, at the rate so far.
+            let fits = u128::from(left) * offset as u128 / u128::from(elapsed.max(1));
+            offset.saturating_add(usize::try_from(fits).unwrap_or(usize::MAX))
         };
         // Steps end on multiples of `ALIGN_ITEMS`: after a first step of one item, pieces of
         // a slice start where its first element's alignment repeats, so a leaf's vector loop
         // reads as it would over the whole slice.
-        let target = offset
-            .saturating_mul(growth)
+        let target = target
             .checked_next_multiple_of(ALIGN_ITEMS)
             .unwrap_or(usize::MAX);
         step = target.saturating_sub(offset).clamp(step_min, step_max);
     }
     // `done` is set: the loop body ran at least once.
     (done.unwrap(), None, offset)
+}
+
+/// Runs one piece of the probe. Out of line, so that the leaf's loop is compiled on its own
+/// (as the caller's sequential loop would be), not squeezed into the probe's loop.
+#[inline(never)]
+fn run_leaf<P, T, L: Fn(P, usize) -> T>(leaf: &L, piece: P, offset: usize) -> T {
+    leaf(piece, offset)
 }
 
 /// Splits off the first `len` items (all of them if there are fewer).
