@@ -321,6 +321,7 @@ fn main() {
 
 /// A bar chart of each lane's time relative to the slowest lane of its row (plain SVG).
 fn svg(header: &str, bars: &[(&str, Duration, Duration, Duration)]) -> String {
+    let header = header.replace('&', "&amp;").replace('<', "&lt;");
     let (label_w, bar_w, row_h) = (300.0, 420.0, 54.0);
     let height = 70.0 + row_h * bars.len() as f64 + 30.0;
     let colors = ["#9e9e9e", "#d62728", "#1f77b4"];
