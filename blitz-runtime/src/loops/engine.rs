@@ -126,7 +126,7 @@ where
 }
 
 /// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
-/// done or [`SHARE_AFTER`] has passed. Returns the result so far, what is left (if anything)
+/// done or `limit` (in [`timestamp`] units) has passed. Returns the result so far, what is left (if anything)
 /// and that rest's offset.
 fn probe<P, T, L, C, S>(
     source: P,
@@ -150,7 +150,7 @@ where
     let mut offset = 0;
     let mut step = step_min;
     let mut rest = source;
-    // One call site for `leaf`, so that it is inlined (and its loops optimised) once.
+    // One call site for `leaf` (see `run_leaf`).
     loop {
         let len = rest.par_len();
         let (piece, tail) = if stop.skip(offset, len) {
@@ -180,9 +180,9 @@ where
         if elapsed >= share_after {
             return (done.unwrap(), Some(rest), offset);
         }
-        // As many items as would reach `SHARE_AFTER` at the rate so far, but no more than
+        // As many items as would reach the limit at the rate so far, but no more than
         // `PROBE_GROWTH` times what ran: later items may cost more than the first ones. (The
-        // division, some tens of cycles, is only paid near the threshold.)
+        // division, some tens of cycles, is only paid near the limit.)
         let left = share_after - elapsed;
         let target = if elapsed.saturating_mul(PROBE_GROWTH as u64) <= left {
             offset.saturating_mul(PROBE_GROWTH)
