@@ -1,6 +1,6 @@
 //! The comparative suite: every workload for sequential code, blitz (through its DSL and
 //! through the raw runtime API), rayon and chili, at each thread count; then idle CPU use and
-//! wake-up latency of the three pools.
+//! wake-up latency of the three pools, and the round trip of a call into each from outside.
 //!
 //! `cargo bench --bench suite` runs it all, prints a table and writes
 //! `target/blitz-bench/results.csv`, `results.md` (the same as Markdown tables) and
@@ -9,10 +9,12 @@
 //! CSV columns: `workload, implementation, threads, median_us, p90_us, ratio_to_sequential`
 //! (median time / sequential median time, empty where there is no sequential version). The
 //! idle rows' `median_us` is the CPU time all threads used during 1 s of idleness (10,000 us =
-//! 1% of a core) and their `p90_us` the largest of the tries.
+//! 1% of a core) and their `p90_us` the largest of the tries. The round-trip rows' `p90_us` is
+//! their 99th percentile.
 //!
 //! * `BLITZ_BENCH_THREADS=1,2,4` sets the thread counts (default `1,2`);
 //! * `BLITZ_BENCH_BUDGET_MS=500` sets the time spent sampling each case (default 2000);
+//! * `BLITZ_BENCH_ROUND_TRIPS=50` sets the tries per round-trip row (default 200);
 //! * arguments that do not start with `-` keep only the workloads whose name contains one;
 //! * `BLITZ_BENCH_REDRAW=path/to/results.csv` redraws `ratios.svg` and `results.md` from an
 //!   earlier run without measuring.
@@ -140,8 +142,14 @@ impl Suite {
     }
 
     fn push(&mut self, row: Row) {
+        // Round-trip rows hold their p99 where the others hold their p90.
+        let tail = if row.workload.starts_with("round trip") {
+            "p99"
+        } else {
+            "p90"
+        };
         println!(
-            "{:<28} {:<11} {:>2}  median {:>12}  p90 {:>12}  {}",
+            "{:<28} {:<11} {:>2}  median {:>12}  {tail} {:>12}  {}",
             row.workload,
             row.implementation,
             row.threads,
@@ -681,6 +689,131 @@ fn wake_latency(suite: &mut Suite) {
     }
 }
 
+// ---------------------------------------------------------------- round trip from outside
+
+/// Tries per round-trip row (`BLITZ_BENCH_ROUND_TRIPS` overrides it): with 200, the p99 is the
+/// third largest.
+const ROUND_TRIP_TRIES: usize = 200;
+/// The idle periods before each try, and their names in the rows.
+const ROUND_TRIP_IDLES: [(Duration, &str); 4] = [
+    (Duration::ZERO, "0"),
+    (Duration::from_millis(1), "1 ms"),
+    (Duration::from_millis(10), "10 ms"),
+    (Duration::from_millis(100), "100 ms"),
+];
+/// The short job's length, and the idle periods it runs after.
+const SHORT_JOB_US: u64 = 10;
+const SHORT_JOB_IDLES: [(Duration, &str); 2] = [
+    (Duration::ZERO, "0"),
+    (Duration::from_millis(100), "100 ms"),
+];
+
+fn round_trip_tries() -> usize {
+    std::env::var("BLITZ_BENCH_ROUND_TRIPS").map_or(ROUND_TRIP_TRIES, |n| {
+        n.parse().expect("BLITZ_BENCH_ROUND_TRIPS: a number")
+    })
+}
+
+/// One round-trip row: `run` is called from this (outside) thread after `idle` without work,
+/// `tries` times; the row holds the median and, in its `p90_us` field, the p99 of the time from
+/// the call to its return. Every result is checked with `check`, outside the timed region. With
+/// no idle period the calls follow each other back to back (after one untimed call).
+fn round_trip_row<R>(
+    suite: &mut Suite,
+    (workload, implementation, threads): (&str, &str, usize),
+    idle: Duration,
+    run: impl Fn() -> R,
+    check: impl Fn(&R) -> bool,
+) {
+    let tries = round_trip_tries();
+    assert!(
+        check(&run()),
+        "{workload}: {implementation} at {threads} threads returned a wrong result"
+    );
+    let mut samples: Vec<f64> = (0..tries)
+        .map(|_| {
+            if !idle.is_zero() {
+                std::thread::sleep(idle);
+            }
+            let start = Instant::now();
+            let result = run();
+            let elapsed = start.elapsed();
+            assert!(
+                check(&result),
+                "{workload}: {implementation} at {threads} threads returned a wrong result"
+            );
+            elapsed.as_secs_f64() * 1e6
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    suite.push(Row {
+        workload: workload.to_string(),
+        implementation: implementation.to_string(),
+        threads,
+        median_us: at(0.5),
+        p90_us: at(0.99),
+        ratio: None,
+    });
+}
+
+/// The round trip of a caller outside the pool: from the call that runs a closure in the pool
+/// to its return, after the pool idled for a while, for a trivial closure and for a short job.
+/// blitz and rayon: `pool.install(f)`, where `f` runs on a worker (checked: it sees a worker
+/// index). chili runs `f` on the calling thread, in `f(&mut pool.scope())`, which is what a
+/// chili user writes: it wakes nobody.
+fn round_trip(suite: &mut Suite) {
+    // What runs in the chili scope: the same as the closures given to `install` below.
+    fn trivial(_: &mut chili::Scope<'_>) -> u32 {
+        black_box(1)
+    }
+    fn short_job(_: &mut chili::Scope<'_>, n: u64) -> u64 {
+        spin(black_box(n), 7)
+    }
+    let n = spin_iterations_us(SHORT_JOB_US);
+    let want = spin(n, 7);
+    for &t in &suite.threads.clone() {
+        for (idle, label) in ROUND_TRIP_IDLES {
+            let workload = format!("round trip, idle {label}");
+            if !suite.wants(&workload) {
+                continue;
+            }
+            let key = |i| (workload.as_str(), i, t);
+            let pool = blitz_pool(t);
+            let on_worker = |i: &Option<usize>| i.is_some_and(|i| i < t);
+            let run = || pool.install(blitz::current_thread_index);
+            round_trip_row(suite, key("blitz"), idle, run, on_worker);
+            drop(pool);
+            let pool = rayon_pool(t);
+            let run = || pool.install(rayon::current_thread_index);
+            round_trip_row(suite, key("rayon"), idle, run, on_worker);
+            drop(pool);
+            let pool = chili_pool(t);
+            let run = || trivial(&mut pool.scope());
+            round_trip_row(suite, key("chili"), idle, run, |&r| r == 1);
+        }
+        for (idle, label) in SHORT_JOB_IDLES {
+            let workload = format!("round trip, {SHORT_JOB_US} us job, idle {label}");
+            if !suite.wants(&workload) {
+                continue;
+            }
+            let key = |i| (workload.as_str(), i, t);
+            let ok = |r: &u64| *r == want;
+            let pool = blitz_pool(t);
+            let run = || pool.install(|| spin(black_box(n), 7));
+            round_trip_row(suite, key("blitz"), idle, run, ok);
+            drop(pool);
+            let pool = rayon_pool(t);
+            let run = || pool.install(|| spin(black_box(n), 7));
+            round_trip_row(suite, key("rayon"), idle, run, ok);
+            drop(pool);
+            let pool = chili_pool(t);
+            let run = || short_job(&mut pool.scope(), n);
+            round_trip_row(suite, key("chili"), idle, run, ok);
+        }
+    }
+}
+
 // ---------------------------------------------------------------- output
 
 fn out_dir() -> PathBuf {
@@ -795,6 +928,14 @@ fn markdown(rows: &[Row], threads: &[usize]) -> String {
                         " {:.3}% of a core (max {:.3}%) |",
                         r.median_us / 1e4,
                         r.p90_us / 1e4
+                    )
+                    .unwrap(),
+                    // Round-trip rows hold their p99 where the others hold their p90.
+                    Some(r) if r.workload.starts_with("round trip") => write!(
+                        md,
+                        " median {}, p99 {} |",
+                        fmt_us(r.median_us),
+                        fmt_us(r.p90_us)
                     )
                     .unwrap(),
                     Some(r) => write!(
@@ -1034,6 +1175,7 @@ fn main() {
     // Idle CPU and wake latency first, while no other pool or big allocation exists.
     idle_cpu(&mut suite);
     wake_latency(&mut suite);
+    round_trip(&mut suite);
     fib(&mut suite, false);
     fib(&mut suite, true);
     tree(&mut suite, 1023, "tree sum 1023");

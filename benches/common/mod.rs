@@ -242,6 +242,11 @@ pub fn spin(iterations: u64, seed: u64) -> u64 {
 /// The iteration count of `spin` that takes about `ms` milliseconds here, measured once (the
 /// best of a few probes, so a busy moment does not inflate it).
 pub fn spin_iterations(ms: u64) -> u64 {
+    spin_iterations_us(ms * 1000)
+}
+
+/// [`spin_iterations`] for `us` microseconds.
+pub fn spin_iterations_us(us: u64) -> u64 {
     static PER_SECOND: OnceLock<f64> = OnceLock::new();
     let per_second = *PER_SECOND.get_or_init(|| {
         let probe = 5_000_000;
@@ -256,7 +261,7 @@ pub fn spin_iterations(ms: u64) -> u64 {
             .max(Duration::from_micros(1));
         probe as f64 / best.as_secs_f64()
     });
-    (per_second * ms as f64 / 1000.0) as u64
+    (per_second * us as f64 / 1e6) as u64
 }
 
 // ---------------------------------------------------------------- sum of a slice
