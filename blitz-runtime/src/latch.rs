@@ -11,8 +11,8 @@
 //!   it finds any) and then blocks on it (ERRATA 5: a join never spins for the whole life of a
 //!   long stolen job).
 //! * [`CountLatch`]: set when a counter reaches zero (scopes wait on one).
-//! * [`LockLatch`]: for threads outside the pool, which have no sleep state in the registry: a
-//!   brief spin, then a mutex and condvar.
+//! * [`ParkLatch`]: for threads outside the pool, which have no sleep state in the registry: a
+//!   brief spin, then the thread parks until the setter unparks it.
 //!
 //! Every `set` takes a raw pointer, not `&self`: the moment a latch is set, the waiter may return
 //! and free the frame holding the latch, so `set` must not touch `*this` after the store that
@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use crate::registry::{Registry, Worker};
-use crate::sync::{self, AtomicU8, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{self, AtomicU8, AtomicUsize, Ordering, Thread};
 
 /// A latch that can be set once.
 pub(crate) trait Latch {
@@ -184,47 +184,55 @@ impl Latch for OnceLatch<'_> {
 /// A latch for threads outside the pool, which have no sleep state in the registry: the waiter
 /// spins briefly (a short job from outside, `pool.install(|| small())`, completes within
 /// microseconds, and a futex wake-up plus a context switch would cost more than the job), then
-/// blocks on a condvar.
+/// parks its thread (`std::thread::park`, a futex on Linux).
 ///
-/// States: `UNSET`, `SLEEPING` (the waiter committed to blocking; only ever entered under the
-/// mutex), `SET`. The setter CASes UNSET -> SET, its last access to the latch if it succeeds,
-/// since a spinning waiter may return and free the latch at once. If the CAS fails, the waiter
-/// is blocked or about to block under the mutex, and cannot return before re-acquiring it: the
-/// setter stores SET and notifies under the mutex. A waiter only commits to SLEEPING while
-/// holding the mutex, so the setter's store and notify cannot fall between its commit and its
-/// wait (no lost wake-up).
-#[derive(Debug)]
-pub(crate) struct LockLatch {
+/// The latch belongs to the thread that creates it: only that thread waits on it, and the
+/// setter unparks it through the [`Thread`] handle taken at creation.
+///
+/// States: `UNSET`, `SLEEPING` (the waiter committed to parking), `SET`. The setter CASes
+/// UNSET -> SET, its last access to the latch if it succeeds, since a spinning waiter may return
+/// and free the latch at once. If the CAS fails, the waiter has committed to parking and returns
+/// only once it sees SET: the setter clones the thread handle, stores SET (its last access to
+/// the latch) and unparks the clone. A park cannot miss that unpark: an unpark that comes
+/// before the park leaves a token that makes the park return at once, and the waiter re-checks
+/// the state after every return (so spurious wake-ups are harmless too).
+///
+/// Compared with a mutex and condvar, the setter makes one futex call and holds no lock while
+/// the waiter wakes, so the woken waiter never blocks again on the setter's mutex. The price:
+/// an unpark that lands after the waiter has already seen SET and returned leaves a token
+/// behind, and the thread's next `park` (ours or its own code's) returns at once; `park` is
+/// documented to return spuriously, so every caller of it re-checks its condition.
+pub(crate) struct ParkLatch {
     state: AtomicU8,
-    mutex: Mutex<()>,
-    changed: Condvar,
+    /// The waiting thread (the creator).
+    thread: Thread,
 }
 
 /// How many times an outside waiter checks its latch (with a spin-loop hint in between) before
-/// it yields, and how many times it yields before it blocks: together some tens of
+/// it yields, and how many times it yields before it parks: together some tens of
 /// microseconds on current hardware. Spinning longer would take CPU from the pool's workers on a
 /// machine with as many workers as cores.
 #[cfg(not(loom))]
-const LOCK_LATCH_SPINS: u32 = 1 << 9;
+const PARK_LATCH_SPINS: u32 = 1 << 9;
 #[cfg(not(loom))]
-const LOCK_LATCH_YIELDS: u32 = 8;
+const PARK_LATCH_YIELDS: u32 = 8;
 // Under loom, one check of each kind is enough to explore "seen while spinning" and "seen after
-// blocking"; more only multiplies the interleavings.
+// parking"; more only multiplies the interleavings.
 #[cfg(loom)]
-const LOCK_LATCH_SPINS: u32 = 1;
+const PARK_LATCH_SPINS: u32 = 1;
 #[cfg(loom)]
-const LOCK_LATCH_YIELDS: u32 = 0;
+const PARK_LATCH_YIELDS: u32 = 0;
 
-impl LockLatch {
+impl ParkLatch {
     const UNSET: u8 = 0;
     const SLEEPING: u8 = 1;
     const SET: u8 = 2;
 
+    /// A latch that the current thread will wait on.
     pub(crate) fn new() -> Self {
-        LockLatch {
+        ParkLatch {
             state: AtomicU8::new(Self::UNSET),
-            mutex: Mutex::new(()),
-            changed: Condvar::new(),
+            thread: sync::current_thread(),
         }
     }
 
@@ -237,17 +245,17 @@ impl LockLatch {
     /// Blocks until the latch is set, spinning briefly first: for a job that an awake worker
     /// will pick up.
     pub(crate) fn wait(&self) {
-        for _ in 0..LOCK_LATCH_SPINS {
+        for _ in 0..PARK_LATCH_SPINS {
             if self.is_set() {
                 return;
             }
             crate::sync::spin_loop();
         }
-        for _ in 0..LOCK_LATCH_YIELDS {
+        for _ in 0..PARK_LATCH_YIELDS {
             if self.is_set() {
                 return;
             }
-            std::thread::yield_now();
+            sync::yield_now();
         }
         self.wait_blocking();
     }
@@ -256,9 +264,14 @@ impl LockLatch {
     /// will run. The kernel tends to run a woken thread on its waker's CPU, where our spinning
     /// would only keep it waiting.
     pub(crate) fn wait_blocking(&self) {
-        let mut guard = sync::lock(&self.mutex);
-        // Acquire on failure: we saw SET and will read the result. Relaxed on success: the
-        // mutex orders everything from here on.
+        debug_assert_eq!(
+            sync::current_thread().id(),
+            self.thread.id(),
+            "a ParkLatch is waited on by the thread that created it"
+        );
+        // Relaxed on success: committing to SLEEPING publishes nothing (the handle the setter
+        // will read was written before the job carrying this latch was published). Acquire on
+        // failure: we saw SET and will read the result.
         if self
             .state
             .compare_exchange(
@@ -272,7 +285,7 @@ impl LockLatch {
             return;
         }
         while !self.is_set() {
-            guard = sync::wait(&self.changed, guard);
+            sync::park();
         }
     }
 
@@ -282,24 +295,25 @@ impl LockLatch {
     }
 }
 
-impl Latch for LockLatch {
+impl Latch for ParkLatch {
     unsafe fn set(this: *const Self) {
-        // SAFETY: valid until a waiter returns, which it can do only after it sees SET (the CAS
-        // below, our last access then) or, once it committed to sleeping, after it re-acquires
-        // the mutex, which we hold until the end of this fn.
-        let this = unsafe { &*this };
+        // SAFETY: valid until the waiter returns, which it does only after it sees SET: the CAS
+        // or the store below, each our last access to `*this`.
+        let latch = unsafe { &*this };
         // Release: the job's result, written before this call, is published with SET.
-        if this
+        if latch
             .state
             .compare_exchange(Self::UNSET, Self::SET, Ordering::Release, Ordering::Relaxed)
             .is_ok()
         {
             return;
         }
-        // SLEEPING: the waiter is blocked, or blocking, on the condvar.
-        let _guard = sync::lock(&this.mutex);
-        this.state.store(Self::SET, Ordering::Release);
-        this.changed.notify_all();
+        // SLEEPING: the waiter parks until it sees SET, so the latch is still there. Take the
+        // handle first: once SET is stored, the waiter may return and free the latch.
+        let thread = latch.thread.clone();
+        // Release: as for the CAS above.
+        latch.state.store(Self::SET, Ordering::Release);
+        thread.unpark();
     }
 }
 
@@ -338,7 +352,7 @@ enum CountLatchKind {
         worker_index: usize,
     },
     /// The owner is outside the pool and blocks on a condvar.
-    Blocking { latch: LockLatch },
+    Blocking { latch: ParkLatch },
 }
 
 impl CountLatch {
@@ -352,7 +366,7 @@ impl CountLatch {
                 worker_index: owner.index(),
             },
             None => CountLatchKind::Blocking {
-                latch: LockLatch::new(),
+                latch: ParkLatch::new(),
             },
         };
         CountLatch {
@@ -415,8 +429,8 @@ impl Latch for CountLatch {
                     registry.notify_worker_latch_is_set(worker_index);
                 }
             }
-            // SAFETY: valid for the call (see `LockLatch::set`).
-            CountLatchKind::Blocking { latch } => unsafe { LockLatch::set(latch) },
+            // SAFETY: valid for the call (see `ParkLatch::set`).
+            CountLatchKind::Blocking { latch } => unsafe { ParkLatch::set(latch) },
         }
     }
 }
@@ -464,10 +478,10 @@ mod tests {
     }
 
     #[test]
-    fn lock_latch_set_before_wait() {
-        let latch = LockLatch::new();
+    fn park_latch_set_before_wait() {
+        let latch = ParkLatch::new();
         // SAFETY: alive (a local).
-        unsafe { LockLatch::set(&latch) };
+        unsafe { ParkLatch::set(&latch) };
         latch.wait();
         latch.wait_blocking();
         assert!(latch.probe());
@@ -476,25 +490,27 @@ mod tests {
     /// The setter comes after the waiter committed to blocking (spun out, state SLEEPING): it
     /// must take the slow path and wake it. Both ways of waiting.
     #[test]
-    fn lock_latch_wakes_a_blocked_thread() {
+    fn park_latch_wakes_a_blocked_thread() {
         for spin_first in [true, false] {
-            let latch = Arc::new(LockLatch::new());
-            let waiter = {
-                let latch = Arc::clone(&latch);
-                std::thread::spawn(move || {
-                    if spin_first {
-                        latch.wait();
-                    } else {
-                        latch.wait_blocking();
-                    }
-                    latch.probe()
-                })
-            };
-            while latch.state.load(Ordering::Relaxed) != LockLatch::SLEEPING {
+            // The waiter creates the latch (it is the thread that gets unparked) and hands us a
+            // reference to set.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let waiter = std::thread::spawn(move || {
+                let latch = Arc::new(ParkLatch::new());
+                tx.send(Arc::clone(&latch)).unwrap();
+                if spin_first {
+                    latch.wait();
+                } else {
+                    latch.wait_blocking();
+                }
+                latch.probe()
+            });
+            let latch = rx.recv().unwrap();
+            while latch.state.load(Ordering::Relaxed) != ParkLatch::SLEEPING {
                 std::thread::yield_now();
             }
             // SAFETY: alive (held by the Arc).
-            unsafe { LockLatch::set(&*latch) };
+            unsafe { ParkLatch::set(&*latch) };
             assert!(waiter.join().unwrap(), "spin_first: {spin_first}");
         }
     }
@@ -570,16 +586,16 @@ mod loom_tests {
     /// An outside thread's latch: the waiter returns (never hangs) whether the setter comes
     /// while it spins, before it blocks or after, and then sees the data written before `set`.
     #[test]
-    fn lock_latch_set_vs_wait() {
+    fn park_latch_set_vs_wait() {
         loom::model(|| {
-            let latch = Arc::new(LockLatch::new());
+            let latch = Arc::new(ParkLatch::new());
             let data = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
             let setter = {
                 let (latch, data) = (Arc::clone(&latch), Arc::clone(&data));
                 thread::spawn(move || {
                     data.store(42, Ordering::Relaxed);
                     // SAFETY: alive (held by the Arc).
-                    unsafe { LockLatch::set(&*latch) };
+                    unsafe { ParkLatch::set(&*latch) };
                 })
             };
             latch.wait();

@@ -35,7 +35,7 @@ use crate::deque::{Deque, Steal};
 use crate::frames::FrameStack;
 use crate::injector::Injector;
 use crate::job::{JobHeader, JobRef, StackJob};
-use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, LockLatch, OnceLatch};
+use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, OnceLatch, ParkLatch};
 use crate::sleep::Sleep;
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 use crate::threads::Handlers;
@@ -184,7 +184,7 @@ impl Registry {
         OP: FnOnce(&Worker) -> R + Send,
         R: Send,
     {
-        let latch = LockLatch::new();
+        let latch = ParkLatch::new();
         let job = StackJob::new(op, LatchRef::new(&latch));
         // Neither wait below unwinds, and both return only once the latch is set.
         // SAFETY: so `job` stays in this frame until its latch is set.

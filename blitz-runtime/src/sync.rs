@@ -1,7 +1,7 @@
 //! The synchronisation primitives the runtime is built on.
 //!
 //! Everything that takes part in a cross-thread protocol (atomics, fences, the mutexes and
-//! condition variables that sleeping workers block on) is imported from here, so that the same
+//! condition variables that sleeping workers block on, the parking of outside threads) is imported from here, so that the same
 //! code runs on `std` normally and on `loom`'s model-checked versions under `--cfg loom`.
 
 #[cfg(loom)]
@@ -22,6 +22,12 @@ pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 pub(crate) use loom::hint::spin_loop;
 #[cfg(not(loom))]
 pub(crate) use std::hint::spin_loop;
+
+// Parking, for threads outside the pool that wait on a `ParkLatch`.
+#[cfg(loom)]
+pub(crate) use loom::thread::{Thread, current as current_thread, park, yield_now};
+#[cfg(not(loom))]
+pub(crate) use std::thread::{Thread, current as current_thread, park, yield_now};
 
 /// Locks `mutex`, ignoring poisoning.
 ///

@@ -10,11 +10,11 @@ fn registry(num_threads: usize) -> Arc<Registry> {
 
 /// A heap job that sets `ran` when it runs; the poster blocks on `ran`, so a lost wake-up
 /// leaves every thread blocked and loom reports the deadlock.
-fn job_setting(ran: &Arc<LockLatch>) -> JobRef {
+fn job_setting(ran: &Arc<ParkLatch>) -> JobRef {
     let ran = Arc::clone(ran);
     let job = crate::job::HeapJob::new(move |_: &Worker| {
         // SAFETY: alive (Arc).
-        unsafe { LockLatch::set(&*ran) };
+        unsafe { ParkLatch::set(&*ran) };
     });
     // SAFETY: executed exactly once, by whichever worker takes it.
     unsafe { job.into_job_ref() }
@@ -37,7 +37,7 @@ pub(crate) fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
 fn internal_job_wakes_a_worker_going_to_sleep() {
     loom::model(|| {
         let registry = registry(2);
-        let ran = Arc::new(LockLatch::new());
+        let ran = Arc::new(ParkLatch::new());
         let done = Arc::new(CoreLatch::new());
         let thief = {
             let registry = Arc::clone(&registry);
@@ -65,7 +65,7 @@ fn injected_job_wakes_a_worker_going_to_sleep() {
         // Start from an active JEC (as after earlier work), where only the fences protect
         // the injected job.
         registry.sleep.new_internal_jobs(1, true);
-        let ran = Arc::new(LockLatch::new());
+        let ran = Arc::new(ParkLatch::new());
         let done = Arc::new(CoreLatch::new());
         let worker_thread = {
             let registry = Arc::clone(&registry);
@@ -83,14 +83,14 @@ fn injected_job_wakes_a_worker_going_to_sleep() {
 }
 
 /// A broadcast job for a worker that is going to sleep: the broadcaster must wake it. The
-/// broadcaster blocks on a `LockLatch` (not the worker wait, whose wake cascade could hide
+/// broadcaster blocks on a `ParkLatch` (not the worker wait, whose wake cascade could hide
 /// a lost wake-up), so if the targeted worker slept through the push, loom reports a
 /// deadlock. (Removing the wake loop of `inject_broadcast` makes this model fail.)
 #[test]
 fn broadcast_wakes_a_worker_going_to_sleep() {
     loom::model(|| {
         let registry = registry(2);
-        let ran = Arc::new(LockLatch::new());
+        let ran = Arc::new(ParkLatch::new());
         let done = Arc::new(CoreLatch::new());
         let sleeper = {
             let registry = Arc::clone(&registry);
