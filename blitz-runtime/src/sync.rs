@@ -25,9 +25,9 @@ pub(crate) use std::hint::spin_loop;
 
 // Parking, for threads outside the pool that wait on a `ParkLatch`.
 #[cfg(loom)]
-pub(crate) use loom::thread::{Thread, current as current_thread, park, yield_now};
+pub(crate) use loom::thread::{Thread, current as current_thread, park};
 #[cfg(not(loom))]
-pub(crate) use std::thread::{Thread, current as current_thread, park, yield_now};
+pub(crate) use std::thread::{Thread, current as current_thread, park};
 
 /// Locks `mutex`, ignoring poisoning.
 ///

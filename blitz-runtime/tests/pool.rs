@@ -311,6 +311,32 @@ fn idle_workers_fall_asleep_and_a_join_wakes_them() {
     assert!(pool.sleeping_threads() <= 2);
 }
 
+/// A thread outside the pool calling in again and again, back to back and after pauses (the
+/// worker that served it may be awake, going to sleep or asleep): every call runs on a worker,
+/// forks inside the pool and returns the right result.
+#[test]
+fn outside_calls_back_to_back_and_after_pauses() {
+    let pool = pool(2);
+    for i in 0..400u64 {
+        if i % 50 == 0 {
+            std::thread::sleep(Duration::from_millis(i / 50));
+        }
+        let index = pool.install(|| pool.current_thread_index());
+        assert!(index.is_some_and(|index| index < 2), "call {i}: {index:?}");
+        let (a, b) = pool.join(|| i, || pool.current_thread_index());
+        assert_eq!(a, i);
+        assert!(
+            b.is_some(),
+            "call {i}: the join's second closure ran outside the pool"
+        );
+        assert_eq!(
+            pool.install_with_worker(|w| tree_sum(w, i, 6)),
+            (0..64).map(|leaf| i + leaf).sum::<u64>(),
+            "call {i}"
+        );
+    }
+}
+
 #[test]
 fn current_thread_index_and_num_threads() {
     let pool = pool(3);
