@@ -42,6 +42,7 @@ pub(crate) mod sync;
 mod test_rng;
 pub(crate) mod threads;
 pub(crate) mod unwind;
+mod watch;
 
 pub use broadcast::{BroadcastContext, broadcast};
 pub use join::{join, with_worker};

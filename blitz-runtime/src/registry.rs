@@ -65,6 +65,7 @@ pub(crate) fn record_window(num_threads: usize) -> usize {
 }
 
 use crate::unwind::AbortOnUnwind;
+use crate::watch::OutsideWatch;
 
 /// The most forks beyond the window that `Worker::join` records before it has seen one of them
 /// wasted; a recorded fork left unpromoted spends one, a promotion earns
@@ -135,6 +136,9 @@ pub(crate) struct Registry {
     /// one per pending `spawn`ed job.
     terminate_count: AtomicUsize,
     handlers: Handlers,
+    /// Which worker stays awake for the next call from outside, and until when.
+    #[cfg_attr(loom, allow(dead_code))]
+    outside_watch: OutsideWatch,
 }
 
 impl Registry {
@@ -155,6 +159,7 @@ impl Registry {
             injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
             handlers,
+            outside_watch: OutsideWatch::new(),
         })
     }
 
@@ -788,12 +793,30 @@ impl Worker {
     }
 
     /// Any job, in the order of seed 001 plus broadcasts: own deque, own broadcast queue,
-    /// peers' deques, injector.
-    fn find_work(&self) -> Option<JobRef> {
+    /// peers' deques, injector. The flag is true for a job from the injector.
+    fn find_work(&self) -> Option<(JobRef, bool)> {
         self.take_local_job()
             .or_else(|| self.take_broadcast_job())
             .or_else(|| self.steal())
-            .or_else(|| self.take_injected_job())
+            .map(|job| (job, false))
+            .or_else(|| self.take_injected_job().map(|job| (job, true)))
+    }
+
+    /// A job from the injector (from a thread outside the pool, or a `spawn` or `install` from
+    /// another pool's worker) just returned: see [`OutsideWatch`].
+    fn outside_job_done(&self) {
+        #[cfg(not(loom))]
+        self.registry.outside_watch.job_done();
+    }
+
+    /// True if this worker, about to announce that it is sleepy, should keep yielding instead:
+    /// it watches for the next call from outside (see [`OutsideWatch`]). Never under loom
+    /// (time plays no part in the models, and staying in the yielding rounds is always allowed).
+    fn outside_caller_expected(&self) -> bool {
+        #[cfg(not(loom))]
+        return self.registry.outside_watch.keep_awake(self.index);
+        #[cfg(loom)]
+        false
     }
 
     /// Runs other work until `latch` is set: spins through the idle rounds (running anything it
@@ -832,16 +855,22 @@ impl Worker {
             let sleep = &self.registry.sleep;
             let mut idle_state = sleep.start_looking(self.index);
             while !latch.probe() {
-                if let Some(job) = self.find_work() {
+                if let Some((job, injected)) = self.find_work() {
                     sleep.work_found();
                     self.execute(job);
+                    if injected {
+                        self.outside_job_done();
+                    }
                     // The job may have left work in our deque: look there first again.
                     continue 'outer;
                 }
                 self.registry.request_work(self.index);
-                sleep.no_work_found(&mut idle_state, latch, || {
-                    self.registry.has_injected_jobs() || self.has_broadcast_jobs()
-                });
+                sleep.no_work_found(
+                    &mut idle_state,
+                    latch,
+                    || self.outside_caller_expected(),
+                    || self.registry.has_injected_jobs() || self.has_broadcast_jobs(),
+                );
             }
             // What we waited for happened: we are active again.
             sleep.work_found();

@@ -287,13 +287,21 @@ impl Sleep {
     /// setting it wakes the worker. `has_injected_jobs` re-checks the injector (and the
     /// worker's broadcast queue) after the worker registered as asleep, while it holds its
     /// sleep mutex.
+    ///
+    /// `keep_awake` is asked, only when the worker is about to announce sleepiness, whether it
+    /// should stay in the yielding rounds instead (see `Worker::outside_caller_expected`).
     pub(crate) fn no_work_found(
         &self,
         idle_state: &mut IdleState,
         latch: &CoreLatch,
+        keep_awake: impl FnOnce() -> bool,
         has_injected_jobs: impl FnOnce() -> bool,
     ) {
-        if idle_state.rounds < ROUNDS_UNTIL_SLEEPY {
+        if idle_state.rounds == ROUNDS_UNTIL_SLEEPY && keep_awake() {
+            // Stay at this round: yield, and ask again next round. Nothing is announced, so the
+            // sleep protocol's state is that of a worker still searching.
+            idle_yield();
+        } else if idle_state.rounds < ROUNDS_UNTIL_SLEEPY {
             idle_yield();
             idle_state.rounds += 1;
         } else if idle_state.rounds == ROUNDS_UNTIL_SLEEPY {
@@ -506,7 +514,7 @@ mod tests {
             let mut idle = sleep.start_looking(0);
             // Rounds up to and including the announcement (yields only).
             while idle.rounds <= ROUNDS_UNTIL_SLEEPY {
-                sleep.no_work_found(&mut idle, &latch, || false);
+                sleep.no_work_found(&mut idle, &latch, || false, || false);
             }
             // The worker's last search found nothing; now a peer posts a job.
             sleep.new_internal_jobs(1, true);
@@ -515,9 +523,9 @@ mod tests {
             // that instead of blocking, reset to round 0, and fail the assertion below rather
             // than hang this single-threaded test.)
             while idle.rounds < ROUNDS_UNTIL_SLEEPING {
-                sleep.no_work_found(&mut idle, &latch, || false);
+                sleep.no_work_found(&mut idle, &latch, || false, || false);
             }
-            sleep.no_work_found(&mut idle, &latch, || true);
+            sleep.no_work_found(&mut idle, &latch, || false, || true);
             assert_eq!(
                 idle.rounds, ROUNDS_UNTIL_SLEEPY,
                 "cycle {cycle}: must re-announce"
@@ -543,10 +551,15 @@ mod tests {
             let jec_before = sleep.counters().jobs_counter();
             let mut checked_injector = false;
             // `|| true`: a registered sleeper backs out at once instead of blocking.
-            sleep.no_work_found(&mut idle, &latch, || {
-                checked_injector = true;
-                true
-            });
+            sleep.no_work_found(
+                &mut idle,
+                &latch,
+                || false,
+                || {
+                    checked_injector = true;
+                    true
+                },
+            );
             if announced_in.is_none() && sleep.counters().jobs_counter() != jec_before {
                 announced_in = Some(round);
             }
@@ -557,6 +570,50 @@ mod tests {
         }
         assert_eq!(announced_in, Some(32));
         assert_eq!(tried_to_sleep_in, Some(34));
+    }
+
+    /// A worker kept awake (it expects an outside caller) stays at the announcement round: it
+    /// neither announces sleepiness nor tries to sleep, however many rounds pass, and `keep_awake`
+    /// is asked only at that round. Once it says no, the usual schedule resumes.
+    #[test]
+    fn keep_awake_holds_the_worker_before_the_announcement() {
+        let sleep = Sleep::new(1);
+        let latch = CoreLatch::new();
+        sleep.new_internal_jobs(1, true); // JEC active, so an announcement would be visible
+        let jec = sleep.counters().jobs_counter();
+        let mut idle = sleep.start_looking(0);
+        let mut asked = 0;
+        for _ in 0..100 {
+            sleep.no_work_found(
+                &mut idle,
+                &latch,
+                || {
+                    asked += 1;
+                    true
+                },
+                || panic!("a worker kept awake must not try to sleep"),
+            );
+        }
+        assert_eq!(idle.rounds, ROUNDS_UNTIL_SLEEPY);
+        assert_eq!(asked, 100 - ROUNDS_UNTIL_SLEEPY as usize);
+        assert_eq!(sleep.counters().jobs_counter(), jec, "nothing announced");
+        // Released: the announcement comes next, then the attempt to sleep.
+        sleep.no_work_found(&mut idle, &latch, || false, || true);
+        assert_ne!(sleep.counters().jobs_counter(), jec, "announced");
+        let mut tried = false;
+        while !tried {
+            sleep.no_work_found(
+                &mut idle,
+                &latch,
+                || false,
+                || {
+                    tried = true;
+                    true
+                },
+            );
+        }
+        assert_eq!(sleep.counters().sleeping_threads(), 0);
+        sleep.work_found();
     }
 
     #[test]
