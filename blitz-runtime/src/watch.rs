@@ -1,16 +1,23 @@
-//! The outside-caller watch: after a job from outside the pool, one worker stays awake for a
-//! short while, so that the caller's next call does not have to wake a sleeping thread.
+//! The outside-caller watch: while calls come in from outside the pool again and again, one
+//! worker stays awake between them, so that the next call does not have to wake a sleeping
+//! thread.
 //!
 //! A thread outside the pool that calls `install` (or `join`, `scope`, `par_for!`) pushes its
 //! job onto the injector and, if every worker sleeps, wakes one. On a 2-vCPU VM that wake-up
 //! (a futex call that makes the kernel send an interrupt to an idle CPU) takes the caller 2 us
 //! after 1 ms of idleness and about 11 us after 100 ms, and the woken worker starts some
 //! microseconds later still. Programs that call in once per request or frame would pay it on
-//! every call. So the worker that finishes a job from outside records the time
-//! ([`OutsideWatch::job_done`]), and for [`OUTSIDE_CALLER_WINDOW`] after the latest such job,
-//! one idle worker, the *watcher*, keeps yielding instead of announcing that it is sleepy
-//! ([`OutsideWatch::keep_awake`]): a call within the window finds an awake worker and no one
-//! to wake.
+//! every call.
+//!
+//! So the worker that finishes a job from outside records the time ([`OutsideWatch::job_done`]).
+//! If the job before it finished less than [`OUTSIDE_CALLER_WINDOW`] earlier, calls are coming
+//! that often, and the window opens: for [`OUTSIDE_CALLER_WINDOW`] after this job, one idle
+//! worker, the *watcher*, keeps yielding instead of announcing that it is sleepy
+//! ([`OutsideWatch::keep_awake`]), and the next call finds an awake worker and no one to wake.
+//! A lone call opens no window: keeping a worker awake after it would cost CPU for a call that
+//! the window would not have caught last time either. So a pool that runs one job and then
+//! idles spends no more CPU than without the watch, and the CPU a window costs is bounded by
+//! the calls it serves: at most one window's length per call that came within a window.
 //!
 //! One watcher per pool, claimed with a CAS, so a wide pool that ran outside jobs on many
 //! workers still spends at most one worker's window of CPU. The watcher releases its claim
@@ -19,7 +26,7 @@
 //!
 //! None of this takes part in the sleep protocol's correctness: staying in the yielding rounds
 //! is what any worker still searching does, and going to sleep follows the protocol unchanged.
-//! So every access is Relaxed: the time and the claim are hints, and no data is published
+//! So every access is Relaxed: the times and the claim are hints, and no data is published
 //! through them. Under loom the worker never asks (time plays no part in the models); the
 //! claim itself has a loom model.
 
@@ -30,10 +37,11 @@ use std::time::{Duration, Instant};
 
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 
-/// How long after the latest job from outside one worker stays awake. Calls that come back
-/// within it (a loop calling `install` every millisecond) find that worker awake. The price is
-/// CPU: up to this long, on one worker, after each burst of outside calls, so 2 ms per quiet
-/// period: 0.02% of a core over a pool idling 10 s.
+/// How close together calls from outside must come for the window to open, and how long it
+/// stays open after the latest of them. Calls that come back within it (a loop calling
+/// `install` every millisecond) find a worker awake. The price is CPU: up to this long, on one
+/// worker, at the end of each run of such calls, so 2 ms per quiet period that follows one:
+/// 0.02% of a core over a pool idling 10 s.
 pub(crate) const OUTSIDE_CALLER_WINDOW: Duration = Duration::from_millis(2);
 
 /// No worker watches (`OutsideWatch::watcher`).
@@ -43,6 +51,8 @@ pub(crate) struct OutsideWatch {
     /// When the latest job from outside finished, in nanoseconds after `epoch`, plus one;
     /// 0 before the first.
     last_done: AtomicU64,
+    /// Until when the window is open, in the same unit; 0 (in the past) until it first opens.
+    open_until: AtomicU64,
     /// The watcher's index plus one, or [`NO_WATCHER`].
     watcher: AtomicUsize,
     epoch: Instant,
@@ -52,6 +62,7 @@ impl OutsideWatch {
     pub(crate) fn new() -> Self {
         OutsideWatch {
             last_done: AtomicU64::new(0),
+            open_until: AtomicU64::new(0),
             watcher: AtomicUsize::new(NO_WATCHER),
             epoch: Instant::now(),
         }
@@ -62,11 +73,21 @@ impl OutsideWatch {
         u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX - 1) + 1
     }
 
-    /// A job from outside the pool just finished: the window starts (again) now.
+    /// A job from outside the pool just finished: if the one before finished within the
+    /// window's length, the window opens (again) until the window's length from now.
     pub(crate) fn job_done(&self) {
-        // Relaxed: a hint (module docs). `fetch_max`, so that of two workers finishing at once,
+        let now = self.now();
+        // Relaxed: hints (module docs). `fetch_max`, so that of two workers finishing at once,
         // the earlier time cannot overwrite the later one.
-        self.last_done.fetch_max(self.now(), Ordering::Relaxed);
+        let previous = self.last_done.fetch_max(now, Ordering::Relaxed);
+        if previous != 0 && now.saturating_sub(previous) < Self::window_ns() {
+            self.open_until
+                .fetch_max(now.saturating_add(Self::window_ns()), Ordering::Relaxed);
+        }
+    }
+
+    fn window_ns() -> u64 {
+        OUTSIDE_CALLER_WINDOW.as_nanos() as u64
     }
 
     /// Asked by worker `index` when it is about to announce that it is sleepy: true if it
@@ -74,9 +95,7 @@ impl OutsideWatch {
     /// watcher. Gives up the claim once the window has closed.
     pub(crate) fn keep_awake(&self, index: usize) -> bool {
         // Relaxed: a hint (module docs).
-        let last = self.last_done.load(Ordering::Relaxed);
-        let window = OUTSIDE_CALLER_WINDOW.as_nanos() as u64;
-        if last != 0 && self.now().saturating_sub(last) < window {
+        if self.now() < self.open_until.load(Ordering::Relaxed) {
             self.claim(index)
         } else {
             self.release(index);
@@ -121,28 +140,51 @@ mod tests {
         assert!(!watch.keep_awake(1));
     }
 
+    /// Closes the window and makes the latest job look long past.
+    fn age(watch: &OutsideWatch) {
+        watch.last_done.store(1, Ordering::Relaxed);
+        watch.open_until.store(1, Ordering::Relaxed);
+    }
+
+    /// A lone call opens no window, nor does a call long after the one before it; a call
+    /// within the window's length of the one before does.
+    #[test]
+    fn only_repeated_calls_open_the_window() {
+        let watch = OutsideWatch::new();
+        watch.job_done();
+        assert!(!watch.keep_awake(0), "one call: no window");
+        age(&watch);
+        while watch.now() <= OutsideWatch::window_ns() + 1 {
+            std::thread::sleep(OUTSIDE_CALLER_WINDOW);
+        }
+        watch.job_done();
+        assert!(
+            !watch.keep_awake(0),
+            "a call long after the last: no window"
+        );
+        watch.job_done();
+        assert!(watch.keep_awake(0), "a call right after the last: open");
+    }
+
     /// One watcher at a time: the first worker to ask during the window; it stays the watcher
     /// while the window is open, and releases the claim once it has closed.
     #[test]
     fn one_watcher_during_the_window() {
         let watch = OutsideWatch::new();
         watch.job_done();
+        watch.job_done();
         assert!(watch.keep_awake(1), "the first to ask watches");
         assert!(!watch.keep_awake(0), "only one watcher");
         assert!(watch.keep_awake(1), "the watcher keeps watching");
-        // Close the window by moving the last job's time back past it.
-        let window = OUTSIDE_CALLER_WINDOW.as_nanos() as u64;
-        watch.last_done.store(1, Ordering::Relaxed);
-        while watch.now() <= window + 1 {
-            std::thread::sleep(OUTSIDE_CALLER_WINDOW);
-        }
+        age(&watch);
         assert!(!watch.keep_awake(0), "closed: nobody watches");
         assert!(
             !watch.keep_awake(1),
             "closed: the watcher releases its claim"
         );
         assert_eq!(watch.watcher.load(Ordering::Relaxed), NO_WATCHER);
-        // A new job opens a new window; anyone may claim it.
+        // New calls in quick succession open a new window; anyone may claim it.
+        watch.job_done();
         watch.job_done();
         assert!(watch.keep_awake(0));
         assert!(!watch.keep_awake(1));
