@@ -208,13 +208,13 @@ pub(crate) struct ParkLatch {
     thread: Thread,
 }
 
-/// How many times an outside waiter checks its latch, with a spin-loop hint in between, before
-/// each yield, when it expects an awake worker to take its job: about 1.6 us on current hardware
-/// (a spin-loop hint takes some 25 ns), what such a worker on another CPU usually needs.
+/// How many times an outside waiter checks its latch, with a spin-loop hint in between, in one
+/// round: about 1.6 us on current hardware (a spin-loop hint takes some 25 ns).
 #[cfg(not(loom))]
 const PARK_LATCH_SPINS: u32 = 64;
-/// How many rounds of spins, each followed by a yield, the waiter makes before it parks: some
-/// 20 us in all, long enough for a short job on an awake worker (see `ParkLatch::wait`).
+/// How many rounds the waiter makes before it parks: some 13 us of checks in all, long enough
+/// for a short job run by a worker on another CPU to finish while we watch, plus the yields
+/// between rounds while the job waits to be taken (see `ParkLatch::wait`).
 #[cfg(not(loom))]
 const PARK_LATCH_ROUNDS: u32 = 8;
 // Under loom, one check is enough to explore "seen while spinning" and "seen after parking";
@@ -243,16 +243,21 @@ impl ParkLatch {
         self.state.load(Ordering::Acquire) == Self::SET
     }
 
-    /// Blocks until the latch is set: for a job that an awake worker will take. Spins for a
-    /// while, yielding every 64 checks, then parks.
+    /// Blocks until the latch is set: for a job that an awake worker will take. Spins in
+    /// rounds, yielding between them while `job_taken` says no worker has taken the job yet,
+    /// then parks.
     ///
-    /// The spin lets a short job (`pool.install(|| small())`) finish while we watch, without a
-    /// futex wake-up on either side. The yields are for a worker that shares our CPU, which a
-    /// spin alone keeps from running. Measured back to back on 2 workers: a trivial closure
-    /// took 1.7-5.8 us (15-17 us with 512 checks and no yield before them, 6 us when parking
-    /// after 64 checks), a 10 us job 11-14 us (12-27 us, 16-31 us). Only 8 yields: on a machine
-    /// shared with busy processes a yield can hand the CPU away for a whole time slice.
-    pub(crate) fn wait(&self) {
+    /// The spin lets a short job (`pool.install(|| small())`, a small tree sum, a 10 us job)
+    /// finish while we watch, without a futex wake-up on either side. The yields are for a
+    /// worker that shares our CPU, which a spin alone keeps from taking the job; once a worker
+    /// has taken it, it runs elsewhere, and a yield would only hand our CPU to an idle
+    /// worker's yield loop and back. At most 7 yields: on a machine shared with busy processes
+    /// a yield can hand the CPU away for a whole time slice. Measured back to back on 2 workers
+    /// (2-vCPU VM, the suite's `round trip` rows): a yield after every round cost a 10 us job
+    /// 12.9-14.0 us against 10.6-11.0 us without them, and an outside call summing a 1023-node
+    /// tree 4.4-5.7 us against 2.9 us; 512 checks before the first yield cost a trivial call
+    /// 15 us whenever the worker shared the caller's CPU.
+    pub(crate) fn wait(&self, job_taken: impl Fn() -> bool) {
         for round in 0..PARK_LATCH_ROUNDS {
             for _ in 0..PARK_LATCH_SPINS {
                 if self.is_set() {
@@ -261,7 +266,7 @@ impl ParkLatch {
                 crate::sync::spin_loop();
             }
             // Not after the last round: we park next anyway.
-            if round + 1 < PARK_LATCH_ROUNDS {
+            if round + 1 < PARK_LATCH_ROUNDS && !job_taken() {
                 Self::yield_now();
             }
         }
@@ -406,7 +411,8 @@ impl CountLatch {
     pub(crate) fn wait(&self, owner: Option<&Worker>) {
         match (&self.kind, owner) {
             (CountLatchKind::Worker { latch, .. }, Some(owner)) => owner.wait_until(latch),
-            (CountLatchKind::Blocking { latch }, _) => latch.wait(),
+            // The tasks of a scope may still wait in some queue: keep yielding between rounds.
+            (CountLatchKind::Blocking { latch }, _) => latch.wait(|| false),
             (CountLatchKind::Worker { .. }, None) => {
                 unreachable!("blitz: a worker's CountLatch waited on outside its worker")
             }
@@ -500,7 +506,7 @@ mod tests {
         let latch = ParkLatch::new();
         // SAFETY: alive (a local).
         unsafe { ParkLatch::set(&latch) };
-        latch.wait();
+        latch.wait(|| false);
         latch.wait_blocking();
         assert!(latch.probe());
     }
@@ -517,7 +523,7 @@ mod tests {
                 let latch = Arc::new(ParkLatch::new());
                 tx.send(Arc::clone(&latch)).unwrap();
                 if spin_first {
-                    latch.wait();
+                    latch.wait(|| false);
                 } else {
                     latch.wait_blocking();
                 }
@@ -616,7 +622,7 @@ mod loom_tests {
                     unsafe { ParkLatch::set(&*latch) };
                 })
             };
-            latch.wait();
+            latch.wait(|| true);
             assert_eq!(data.load(Ordering::Relaxed), 42);
             setter.join().unwrap();
         });

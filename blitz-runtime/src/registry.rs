@@ -197,7 +197,9 @@ impl Registry {
         if self.inject(job_ref) {
             latch.wait_blocking();
         } else {
-            latch.wait();
+            // Our job has been taken once the injector is empty (or only holds later jobs,
+            // which this misses: it then yields, as when nobody has taken ours).
+            latch.wait(|| !self.has_injected_jobs());
         }
         // SAFETY: the latch is set.
         unsafe { job.take_result() }

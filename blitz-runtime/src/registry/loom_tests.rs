@@ -50,7 +50,7 @@ fn internal_job_wakes_a_worker_going_to_sleep() {
         };
         let poster = Worker::new(Arc::clone(&registry), 0);
         poster.push(job_setting(&ran));
-        ran.wait();
+        ran.wait(|| true);
         release(&registry, &done, 1);
         thief.join().unwrap();
     });
@@ -76,7 +76,7 @@ fn injected_job_wakes_a_worker_going_to_sleep() {
             })
         };
         registry.inject(job_setting(&ran));
-        ran.wait();
+        ran.wait(|| true);
         release(&registry, &done, 0);
         worker_thread.join().unwrap();
     });
@@ -105,7 +105,7 @@ fn broadcast_wakes_a_worker_going_to_sleep() {
         // SAFETY: executed below by the broadcaster itself, exactly once.
         let own = unsafe { own.into_job_ref() };
         registry.inject_broadcast([own, job_setting(&ran)].into_iter());
-        ran.wait();
+        ran.wait(|| true);
         let mine = broadcaster.take_broadcast_job();
         assert_eq!(mine, Some(own), "job 0 is for worker 0 only");
         broadcaster.execute(own);
