@@ -76,7 +76,11 @@ impl OutsideWatch {
     /// A job from outside the pool just finished: if the one before finished within the
     /// window's length, the window opens (again) until the window's length from now.
     pub(crate) fn job_done(&self) {
-        let now = self.now();
+        self.job_done_at(self.now());
+    }
+
+    /// [`Self::job_done`] at time `now` (tests pass their own clock).
+    fn job_done_at(&self, now: u64) {
         // Relaxed: hints (module docs). `fetch_max`, so that of two workers finishing at once,
         // the earlier time cannot overwrite the later one.
         let previous = self.last_done.fetch_max(now, Ordering::Relaxed);
@@ -94,8 +98,13 @@ impl OutsideWatch {
     /// should keep yielding instead, because the window is open and it is (or now becomes) the
     /// watcher. Gives up the claim once the window has closed.
     pub(crate) fn keep_awake(&self, index: usize) -> bool {
+        self.keep_awake_at(index, self.now())
+    }
+
+    /// [`Self::keep_awake`] at time `now` (tests pass their own clock).
+    fn keep_awake_at(&self, index: usize, now: u64) -> bool {
         // Relaxed: a hint (module docs).
-        if self.now() < self.open_until.load(Ordering::Relaxed) {
+        if now < self.open_until.load(Ordering::Relaxed) {
             self.claim(index)
         } else {
             self.release(index);
@@ -140,30 +149,31 @@ mod tests {
         assert!(!watch.keep_awake(1));
     }
 
-    /// Closes the window and makes the latest job look long past.
-    fn age(watch: &OutsideWatch) {
-        watch.last_done.store(1, Ordering::Relaxed);
-        watch.open_until.store(1, Ordering::Relaxed);
-    }
+    const MS: u64 = 1_000_000;
 
     /// A lone call opens no window, nor does a call long after the one before it; a call
-    /// within the window's length of the one before does.
+    /// within the window's length of the one before does, until the window's length after it.
+    /// (Explicit times: under Miri real time runs too slowly for a test on the clock.)
     #[test]
     fn only_repeated_calls_open_the_window() {
         let watch = OutsideWatch::new();
-        watch.job_done();
-        assert!(!watch.keep_awake(0), "one call: no window");
-        age(&watch);
-        while watch.now() <= OutsideWatch::window_ns() + 1 {
-            std::thread::sleep(OUTSIDE_CALLER_WINDOW);
-        }
-        watch.job_done();
+        watch.job_done_at(MS);
+        assert!(!watch.keep_awake_at(0, MS + 1), "one call: no window");
+        watch.job_done_at(10 * MS);
         assert!(
-            !watch.keep_awake(0),
+            !watch.keep_awake_at(0, 10 * MS + 1),
             "a call long after the last: no window"
         );
-        watch.job_done();
-        assert!(watch.keep_awake(0), "a call right after the last: open");
+        watch.job_done_at(11 * MS);
+        assert!(
+            watch.keep_awake_at(0, 11 * MS + 1),
+            "a call right after the last: open"
+        );
+        assert!(watch.keep_awake_at(0, 12 * MS), "still open");
+        assert!(
+            !watch.keep_awake_at(0, 13 * MS),
+            "closed 2 ms after the last call"
+        );
     }
 
     /// One watcher at a time: the first worker to ask during the window; it stays the watcher
@@ -171,23 +181,22 @@ mod tests {
     #[test]
     fn one_watcher_during_the_window() {
         let watch = OutsideWatch::new();
-        watch.job_done();
-        watch.job_done();
-        assert!(watch.keep_awake(1), "the first to ask watches");
-        assert!(!watch.keep_awake(0), "only one watcher");
-        assert!(watch.keep_awake(1), "the watcher keeps watching");
-        age(&watch);
-        assert!(!watch.keep_awake(0), "closed: nobody watches");
+        watch.job_done_at(MS);
+        watch.job_done_at(2 * MS);
+        assert!(watch.keep_awake_at(1, 2 * MS), "the first to ask watches");
+        assert!(!watch.keep_awake_at(0, 2 * MS), "only one watcher");
+        assert!(watch.keep_awake_at(1, 3 * MS), "the watcher keeps watching");
+        assert!(!watch.keep_awake_at(0, 5 * MS), "closed: nobody watches");
         assert!(
-            !watch.keep_awake(1),
+            !watch.keep_awake_at(1, 5 * MS),
             "closed: the watcher releases its claim"
         );
         assert_eq!(watch.watcher.load(Ordering::Relaxed), NO_WATCHER);
         // New calls in quick succession open a new window; anyone may claim it.
-        watch.job_done();
-        watch.job_done();
-        assert!(watch.keep_awake(0));
-        assert!(!watch.keep_awake(1));
+        watch.job_done_at(6 * MS);
+        watch.job_done_at(7 * MS);
+        assert!(watch.keep_awake_at(0, 7 * MS));
+        assert!(!watch.keep_awake_at(1, 7 * MS));
     }
 }
 
