@@ -143,6 +143,7 @@ impl<F> Sort<'_, F> {
             // SAFETY: the halves get disjoint parts of `v` and of `buf` (`..mid`, `mid..`),
             // within bounds, with their elements at `v`, as this call got them.
             move |w| unsafe { self.runs(w, v, buf, mid, levels - 1, !into_buf) },
+            // SAFETY: as above, the second half.
             move |w| unsafe {
                 self.runs(
                     w,
@@ -199,11 +200,13 @@ impl<F> Sort<'_, F> {
         // SAFETY: as the caller promises, the runs hold the elements and `dest` is free for
         // all of them; after the split points are found no element has moved yet.
         let guard = unsafe { Merge::new(left.get(), left_len, right.get(), right_len, dest.get()) };
-        // SAFETY (both arms): `left_len / 2 < left_len` and `right_len / 2 < right_len`, so
-        // the split elements are within their runs; the slices are of initialised elements.
+        // `left_len / 2 < left_len` and `right_len / 2 < right_len`, so the split elements
+        // are within their runs; the runs are of initialised elements.
         let (left_mid, right_mid) = if left_len >= right_len {
             let left_mid = left_len / 2;
+            // SAFETY: `left_mid < left_len`, an initialised element of the left run.
             let pivot = unsafe { &*left.get().add(left_mid) };
+            // SAFETY: the right run holds `right_len` initialised elements.
             let right_run = unsafe { slice::from_raw_parts(right.get(), right_len) };
             // Right elements equal to the pivot go after it.
             (
@@ -212,7 +215,9 @@ impl<F> Sort<'_, F> {
             )
         } else {
             let right_mid = right_len / 2;
+            // SAFETY: `right_mid < right_len`, an initialised element of the right run.
             let pivot = unsafe { &*right.get().add(right_mid) };
+            // SAFETY: the left run holds `left_len` initialised elements.
             let left_run = unsafe { slice::from_raw_parts(left.get(), left_len) };
             // Left elements equal to the pivot go before it.
             (
@@ -226,6 +231,7 @@ impl<F> Sort<'_, F> {
             // their runs), so the two merges get disjoint parts of both runs, and disjoint
             // parts of `dest` of exactly their total lengths.
             move |w| unsafe { self.par_merge(w, left, left_mid, right, right_mid, dest) },
+            // SAFETY: as above, the parts after the split points.
             move |w| unsafe {
                 self.par_merge(
                     w,
