@@ -12,10 +12,11 @@
 //! need (see `registry`); a join whose `b` was promoted takes the hybrid path below. Requests
 //! are answered at fork points, at join points (after `a`, before a private `b` runs) and in
 //! waits.
-//! The outermost fork of a new call tree is published at once, and so is the next outermost
-//! fork after one whose second job was stolen or whose first closure ran long
-//! (`Worker::eager_armed`), so coarse joins run in parallel even when a peer becomes idle
-//! only after the fork.
+//! The first forks of a new call tree are published at once, one per idle peer (at least
+//! one), and so is the next fork after an outermost one whose second job was stolen or after
+//! one whose first closure ran long (`Worker::eager_budget`), so coarse joins run in parallel
+//! even when a peer becomes idle only after the fork, and a call tree that starts on a wide
+//! idle pool spreads without waiting for one request per leaf.
 //!
 //! # Hybrid join of a promoted fork (seed 004)
 //!
@@ -232,8 +233,9 @@ impl Worker {
         // leaving this frame, and `leave_recorded_fork` drops its record before that.
         // SAFETY: so `job_b` outlives every use of the `JobRef`, and runs at most once.
         let index = self.record_fork(unsafe { job_b.as_job_ref() });
-        let published_at = if self.take_eager_arming(index) {
-            // Outermost, so the oldest private fork: publish now (see `eager_armed`).
+        let published_at = if self.take_eager_publication() {
+            // Publish now (see `eager_budget`): this fork, or an older one still private,
+            // which is worth more to a thief.
             self.promote_oldest_frame();
             Some(timestamp())
         } else {
@@ -259,8 +261,8 @@ impl Worker {
     /// stole it, otherwise wait for the thief (running other work, then sleeping).
     ///
     /// `outermost`: the fork has record index 0; `published_at`: when it was published
-    /// eagerly, if it was. Together they decide whether the next outermost fork is published
-    /// eagerly too (see `Worker::eager_armed`).
+    /// eagerly, if it was. Together they decide whether the next fork is published eagerly too
+    /// (see `Worker::eager_budget`).
     #[cold]
     fn join_promoted<L, F, RA, RB>(
         &self,
@@ -632,8 +634,8 @@ mod tests {
         }
     }
 
-    /// Which outermost forks are published without a request (see `Worker::eager_armed`): the
-    /// first of a new call tree; after one whose `b` came back unstolen, the next only if `a`
+    /// Which outermost forks are published without a request (see `Worker::eager_budget`):
+    /// the first of a new call tree (the peer is busy, so the budget is one); after one whose `b` came back unstolen, the next only if `a`
     /// ran long; after one whose `b` was stolen, the next. The peer is kept busy (so it
     /// neither steals nor asks) except where a steal is wanted.
     #[test]
@@ -706,6 +708,39 @@ mod tests {
             w.join(|w| assert!(published(w), "after a stolen `b`"), |_| ());
             drop(release);
         });
+    }
+
+    /// A call tree started on an idle pool publishes its first forks at once, one per idle
+    /// peer (see `Worker::eager_budget`), instead of one until a peer asks for more.
+    #[test]
+    fn a_new_call_tree_on_an_idle_pool_publishes_one_fork_per_idle_peer() {
+        let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        while pool.sleeping_threads() != 4 {
+            std::thread::yield_now();
+        }
+        let ran_b = AtomicUsize::new(0);
+        pool.install_with_worker(|w| {
+            // The install woke one worker (us); the other three sleep.
+            assert_eq!(w.eager_budget(), 3);
+            let b = |_: &Worker| {
+                ran_b.fetch_add(1, Ordering::Relaxed);
+            };
+            w.join(
+                |w| {
+                    w.join(
+                        |w| {
+                            w.join(
+                                |w| assert!(!w.has_private_frames(), "all three published"),
+                                b,
+                            )
+                        },
+                        b,
+                    )
+                },
+                b,
+            );
+        });
+        assert_eq!(ran_b.into_inner(), 3);
     }
 
     #[test]

@@ -22,8 +22,9 @@
 //! Chase-Lev deque, where the ordinary steal and sleep protocols take over. It promotes as many
 //! as the idle workers need (`Worker::idle_share`), so one request can feed a whole pool.
 //! Workers that go to sleep leave their request raised, so the first fork after a quiet period
-//! publishes at once and wakes them. The outermost fork of a new call tree, and a few outermost
-//! forks after it (see [`Worker::eager_armed`]), are published without being asked.
+//! publishes at once and wakes them. The first forks of a new call tree, one per idle peer,
+//! and a few forks after them (see [`Worker::eager_budget`]), are published without being
+//! asked.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -419,17 +420,24 @@ pub struct Worker {
     /// The private records this worker keeps before it stops recording (see
     /// [`record_window`]).
     record_window: usize,
-    /// Whether the next outermost fork (no recorded fork pending) is published at once instead of
-    /// waiting for a request (see `join::Worker::join_recorded`). A peer may become idle just
-    /// *after* a coarse fork, when the owner will not reach another fork point for a long
-    /// time, so a request would come too late; publishing costs a deque push and a fenced pop,
-    /// wasted whenever the owner pops the job back, so it is done only where a peer is likely
-    /// to become idle during the fork's first closure. Armed when the worker starts a job at
-    /// depth 0 (a new call tree), when an outermost join found its second job stolen (the
-    /// thief is about to be idle), and when an eagerly published job came back unstolen after
-    /// a long first closure (peers were busy that long, and may become idle during what
-    /// follows). Cleared when a fork is published eagerly.
-    eager_armed: Cell<bool>,
+    /// How many of the next recorded forks are published at once instead of waiting for a
+    /// request (see `join::Worker::join_recorded`). A peer may become idle just *after* a
+    /// coarse fork, when the owner will not reach another fork point for a long time, so a
+    /// request would come too late; publishing costs a deque push and a fenced pop, wasted
+    /// whenever the owner pops the job back, so it is done only where peers are likely to
+    /// become idle, or already are, during the fork's first closure:
+    ///
+    /// * when the worker starts a job at depth 0 (a new call tree): the idle workers' share
+    ///   (`idle_share`, at least one). A call tree that starts on a sleeping wide pool then
+    ///   publishes its first forks as it descends, one per idle peer, and each thief does the
+    ///   same with its share of the rest, so the pool fills in a few steps instead of one
+    ///   request per leaf of the owner;
+    /// * one when an outermost join found its second job stolen (the thief is about to be
+    ///   idle), and when an eagerly published job came back unstolen after a long first
+    ///   closure (peers were busy that long, and may become idle during what follows).
+    ///
+    /// Spent by each fork published eagerly.
+    eager_budget: Cell<usize>,
     /// How many jobs to keep on our deque when a thief asks for a refill (`REQUEST_REFILL`).
     /// Grown by [`REFILL_GROWTH`] at every refill: while thieves keep taking our jobs (a chain
     /// of joins whose second closures are long leaves, say), the reserve soon covers every
@@ -472,7 +480,7 @@ impl Worker {
             record_window: record_window(num_threads),
             refill_reserve: Cell::new(num_threads - 1),
             record_credit: Cell::new(RECORD_CREDIT),
-            eager_armed: Cell::new(false),
+            eager_budget: Cell::new(0),
             alone,
             // Any non-zero seed works; distinct per worker so victims differ.
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
@@ -601,17 +609,28 @@ impl Worker {
         self.frames.private() > 0
     }
 
-    /// Takes the arming of eager publication (see `eager_armed`): true if the fork recorded at
-    /// `index` is to be published at once. Only outermost forks are.
+    /// Takes one unit of the eager budget (see `eager_budget`): true if the fork just recorded
+    /// is to be published at once.
     #[inline]
-    pub(crate) fn take_eager_arming(&self, index: usize) -> bool {
-        index == 0 && self.eager_armed.replace(false)
+    pub(crate) fn take_eager_publication(&self) -> bool {
+        let budget = self.eager_budget.get();
+        if budget == 0 {
+            return false;
+        }
+        self.eager_budget.set(budget - 1);
+        true
     }
 
-    /// Arms eager publication for the next outermost fork (see `eager_armed`).
+    /// How many of the next recorded forks will be published at once (for tests).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn eager_budget(&self) -> usize {
+        self.eager_budget.get()
+    }
+
+    /// Arms eager publication for at least the next recorded fork (see `eager_budget`).
     #[inline]
     pub(crate) fn arm_eager_publication(&self) {
-        self.eager_armed.set(true);
+        self.eager_budget.set(self.eager_budget.get().max(1));
     }
 
     /// True if this worker is its pool's only one.
@@ -722,8 +741,9 @@ impl Worker {
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
         if self.frames.len() == 0 {
-            // A new call tree: its outermost fork is published at once (see `eager_armed`).
-            self.eager_armed.set(true);
+            // A new call tree: its first forks are published at once, one per idle peer (see
+            // `eager_budget`).
+            self.eager_budget.set(self.idle_share());
         }
         // SAFETY: every job handed out by a deque or the injector is executed exactly once: the
         // deque and injector give each item to exactly one taker.
