@@ -627,6 +627,14 @@ impl Worker {
         self.eager_budget.get()
     }
 
+    /// Arms eager publication for at least the idle workers' share of the next recorded forks
+    /// (see `eager_budget`): the caller is about to fork work it knows is worth sharing.
+    #[inline]
+    pub(crate) fn arm_eager_share(&self) {
+        self.eager_budget
+            .set(self.eager_budget.get().max(self.idle_share()));
+    }
+
     /// Arms eager publication for at least the next recorded fork (see `eager_budget`).
     #[inline]
     pub(crate) fn arm_eager_publication(&self) {

@@ -11,7 +11,9 @@
 //!    is [`SHARE_WITH_HUNGRY_PEER`]. That is the
 //!    "sequential below a threshold" of the reference design, with the threshold measured in
 //!    time instead of items, so a loop over 64 expensive items is shared after the first one
-//!    while a loop over 4,000 additions is not shared at all.
+//!    while a loop over 4,000 additions is not shared at all. A loop whose first probe step
+//!    alone took [`SHARE_AFTER`] has expensive items; its site is remembered (`history`), and
+//!    its next runs skip the probe and are shared at once, until a run finds its items cheap.
 //! 2. **Split.** What is left is cut by the adaptive [`Splitter`] and forked with
 //!    [`Worker::join`], each closure getting the worker that runs it (no lookups, no
 //!    allocation per split).
@@ -24,6 +26,7 @@
 //! what ordered searches and in-place collection need.
 
 use super::ParallelSource;
+use super::history::{EXPENSIVE_SITES, Site};
 use super::splitter::Splitter;
 use crate::join::timestamp;
 use crate::registry::Worker;
@@ -102,7 +105,11 @@ where
     if !splitter_for(&source, 1, grain).may_split(len) {
         return leaf(source, 0);
     }
+    let site = Site::of(run_leaf::<P, T, L> as fn(&L, P, usize) -> T as usize);
     let worker = Worker::current();
+    if EXPENSIVE_SITES.has_expensive_items(site) {
+        return share_at_once(worker, source, grain, site, stop, leaf, combine);
+    }
     // With a peer awake and looking for work, sharing costs a steal, not a wake-up.
     let hungry_peer = worker.is_some_and(Worker::has_idle_awake_peer);
     let limit = if hungry_peer {
@@ -110,11 +117,14 @@ where
     } else {
         SHARE_AFTER
     };
-    let (done, rest, offset) = probe(source, grain, limit, stop, leaf, combine);
+    let (done, rest, offset) = probe(source, grain, limit, site, stop, leaf, combine);
     let Some(rest) = rest else {
         return done;
     };
     let run_rest = |worker: &Worker| {
+        // The loop is long enough to share: publish its first forks at once, one per idle
+        // peer, rather than one per request.
+        worker.arm_eager_share();
         let splitter = splitter_for(&rest, worker.num_threads(), grain);
         split(worker, rest, offset, splitter, false, stop, leaf, combine)
     };
@@ -125,13 +135,72 @@ where
     combine(done, rest)
 }
 
+/// [`drive`] for a site whose items were found expensive (see `history`): no probe, the
+/// whole source is split and shared at once. The caller runs the leftmost piece itself and
+/// times it: if its items turn out cheaper than those that marked the site, the mark is
+/// cleared and the next run probes again.
+fn share_at_once<P, T, L, C, S>(
+    worker: Option<&Worker>,
+    source: P,
+    grain: usize,
+    site: Site,
+    stop: &S,
+    leaf: &L,
+    combine: &C,
+) -> T
+where
+    P: ParallelSource,
+    T: Send,
+    L: Fn(P, usize) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+    S: Stop,
+{
+    // The probe step that marked the site had this many items.
+    let marked_step = grain.max(source.par_min_len()).max(1) as u128;
+    let timed_leaf = |piece: P, offset: usize| {
+        if offset != 0 {
+            return leaf(piece, offset);
+        }
+        let items = piece.par_len() as u128;
+        let started = timestamp();
+        let result = leaf(piece, offset);
+        let elapsed = u128::from(timestamp().wrapping_sub(started));
+        // Cheap if a probe step would not have reached the limit at this rate.
+        if items > 0 && elapsed * marked_step < u128::from(SHARE_AFTER) * items {
+            EXPENSIVE_SITES.mark_cheap(site);
+        }
+        result
+    };
+    let run_all = |worker: &Worker| {
+        worker.arm_eager_share();
+        let splitter = splitter_for(&source, worker.num_threads(), grain);
+        split(
+            worker,
+            source,
+            0,
+            splitter,
+            false,
+            stop,
+            &timed_leaf,
+            combine,
+        )
+    };
+    match worker {
+        Some(worker) => run_all(worker),
+        None => crate::join::with_worker(run_all),
+    }
+}
+
 /// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
-/// done or `limit` (in [`timestamp`] units) has passed. Returns the result so far, what is left (if anything)
-/// and that rest's offset.
+/// done or `limit` (in [`timestamp`] units) has passed. Returns the result so far, what is
+/// left (if anything) and that rest's offset. Marks `site` as having expensive items if the
+/// first step alone took [`SHARE_AFTER`] (see `history`).
+#[allow(clippy::too_many_arguments)]
 fn probe<P, T, L, C, S>(
     source: P,
     grain: usize,
     limit: u64,
+    site: Site,
     stop: &S,
     leaf: &L,
     combine: &C,
@@ -177,6 +246,11 @@ where
         offset += step;
         rest = tail;
         let elapsed = timestamp().wrapping_sub(started);
+        if offset == step && elapsed >= SHARE_AFTER {
+            // The first step alone took the full limit: the next run of this loop is shared
+            // at once.
+            EXPENSIVE_SITES.mark_expensive(site);
+        }
         if elapsed >= share_after {
             return (done.unwrap(), Some(rest), offset);
         }
@@ -341,6 +415,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A loop whose first item took the probe's whole limit is shared at once on its next
+    /// run (its leftmost piece comes from the split, not from a one-item probe step); a run
+    /// that finds the items cheap clears the mark, and the loop is probed again. (Not under
+    /// Miri, whose clock runs the limit at a different scale.)
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn a_site_with_expensive_items_skips_the_probe_until_they_turn_cheap() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        // One closure, so one site, for every run; returns the length of the leftmost piece.
+        let run = |expensive: bool| {
+            let leftmost = Mutex::new(0);
+            pool.install(|| {
+                drive(
+                    0..64usize,
+                    1,
+                    &NeverStop,
+                    &|piece: std::ops::Range<usize>, offset| {
+                        if offset == 0 {
+                            *leftmost.lock().unwrap() = piece.len();
+                        }
+                        if expensive {
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        }
+                        piece.len()
+                    },
+                    &|a, b| a + b,
+                )
+            });
+            leftmost.into_inner().unwrap()
+        };
+        // Another test's loop may take the site's slot in the table between two runs: a few
+        // attempts.
+        let skipped = (0..3).any(|_| {
+            assert_eq!(run(true), 1, "probed: its first step is one item");
+            run(true) > 1
+        });
+        assert!(skipped, "the second expensive run was probed too");
+        let probed_again = (0..10).any(|_| run(false) == 1);
+        assert!(probed_again, "cheap runs never cleared the mark");
     }
 
     /// Items that take long are shared: a probe does not keep them on the caller. (Not under

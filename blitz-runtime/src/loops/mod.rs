@@ -27,6 +27,7 @@
 //! when the panic unwinds through their fork are skipped. The pool stays usable.
 
 pub(crate) mod engine;
+mod history;
 pub(crate) mod search;
 mod sources;
 mod splitter;
