@@ -45,8 +45,10 @@
 //!
 //! Shape names name the blitz form; rayon runs the same tree with `rayon::join` or parallel
 //! iterators and chili with `Scope::join`. chili has no loop API, so it sits out the loop
-//! shapes. The N-way `fork_join!` shapes are, for rayon and chili, the right-nested joins
-//! `join(a, join(b, c))` that `fork_join!` itself runs.
+//! shapes. The N-way `fork_join!` shapes are, for rayon and chili, the balanced nests of
+//! joins that `fork_join!` itself runs (`join(a, join(b, c))` for three arms,
+//! `join(join(a, b), join(c, d))` for four). The right-nested 4-way shape writes the same tree
+//! by hand as `join(a, join(b, join(c, d)))` in every library.
 
 // Helper modules, in `benches/scaling/` (a bench file's `mod x;` would look in `benches/`).
 #[path = "common/load.rs"]
@@ -348,8 +350,44 @@ fn quad_rayon(d: u32, base: u64, leaf: Duration) -> u64 {
         return work(leaf, base);
     }
     let child = |k| move || quad_rayon(d - 1, 4 * base + k, leaf);
+    let ((a, b), (c, e)) = rayon::join(
+        || rayon::join(child(0), child(1)),
+        || rayon::join(child(2), child(3)),
+    );
+    a + b + c + e
+}
+
+/// The 4-ary tree with each node's forks written by hand as right-nested joins,
+/// `join(a, join(b, join(c, d)))`: the last child starts only after three steals.
+fn quad_chain_blitz(w: &blitz::Worker, d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let child = |k| move |w: &blitz::Worker| quad_chain_blitz(w, d - 1, 4 * base + k, leaf);
+    let (a, (b, (c, e))) = w.join(child(0), |w| {
+        w.join(child(1), |w| w.join(child(2), child(3)))
+    });
+    a + b + c + e
+}
+
+fn quad_chain_rayon(d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let child = |k| move || quad_chain_rayon(d - 1, 4 * base + k, leaf);
     let (a, (b, (c, e))) = rayon::join(child(0), || {
         rayon::join(child(1), || rayon::join(child(2), child(3)))
+    });
+    a + b + c + e
+}
+
+fn quad_chain_chili(s: &mut chili::Scope<'_>, d: u32, base: u64, leaf: Duration) -> u64 {
+    if d == 0 {
+        return work(leaf, base);
+    }
+    let child = |k| move |s: &mut chili::Scope<'_>| quad_chain_chili(s, d - 1, 4 * base + k, leaf);
+    let (a, (b, (c, e))) = s.join(child(0), |s| {
+        s.join(child(1), |s| s.join(child(2), child(3)))
     });
     a + b + c + e
 }
@@ -359,9 +397,10 @@ fn quad_chili(s: &mut chili::Scope<'_>, d: u32, base: u64, leaf: Duration) -> u6
         return work(leaf, base);
     }
     let child = |k| move |s: &mut chili::Scope<'_>| quad_chili(s, d - 1, 4 * base + k, leaf);
-    let (a, (b, (c, e))) = s.join(child(0), |s| {
-        s.join(child(1), |s| s.join(child(2), child(3)))
-    });
+    let ((a, b), (c, e)) = s.join(
+        |s| s.join(child(0), child(1)),
+        |s| s.join(child(2), child(3)),
+    );
     a + b + c + e
 }
 
@@ -533,6 +572,13 @@ fn shapes() -> Vec<Shape> {
             blitz: Some(|_, l| quad_blitz(QUATERNARY_DEPTH, 0, l)),
             rayon: Some(|l| quad_rayon(QUATERNARY_DEPTH, 0, l)),
             chili: Some(|s, l| quad_chili(s, QUATERNARY_DEPTH, 0, l)),
+        },
+        Shape {
+            name: "4-way right-nested join d4",
+            seq: |l| quad_seq(QUATERNARY_DEPTH, 0, l),
+            blitz: Some(|w, l| quad_chain_blitz(w, QUATERNARY_DEPTH, 0, l)),
+            rayon: Some(|l| quad_chain_rayon(QUATERNARY_DEPTH, 0, l)),
+            chili: Some(|s, l| quad_chain_chili(s, QUATERNARY_DEPTH, 0, l)),
         },
     ]
 }

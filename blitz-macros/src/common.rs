@@ -74,8 +74,15 @@ pub(crate) struct Branch {
     pub(crate) body: TokenStream,
 }
 
-/// Builds `w.join(|w| b0, |w| w.join(|w| b1, |w| b2))` for k >= 2 branches, and the pattern
-/// `(r0, (r1, r2))` that destructures its result into `result_ident(0..k)`.
+/// Builds one balanced nest of joins over k >= 2 branches, and the pattern that destructures
+/// its result into `result_ident(0..k)`: the branches are halved, the first `k / 2` in the
+/// first closure and the rest in the second, recursively, so three branches give
+/// `w.join(|w| b0, |w| w.join(|w| b1, |w| b2))` and `(r0, (r1, r2))`, and four give
+/// `w.join(|w| w.join(..b0, b1..), |w| w.join(..b2, b3..))` and `((r0, r1), (r2, r3))`.
+///
+/// Balanced, not nested to the right: the second closure, which a thief takes, holds half the
+/// branches, and a thief that takes it publishes half of those in turn, so the last of k
+/// branches starts after about `log2(k)` steals instead of `k - 1`.
 ///
 /// Each closure takes the worker as a parameter with the same (hygienic) name as the outer
 /// one, so a self-call rewritten inside a branch picks up the worker that runs that branch.
@@ -86,49 +93,56 @@ pub(crate) fn join_nest(
     branches: &[Branch],
     span: Span,
 ) -> (TokenStream, TokenStream) {
-    fn go(
+    /// One side of a join: a closure over one branch, or over a nested join of several.
+    fn side(
         worker: &Ident,
         branches: &[Branch],
         first: usize,
         span: Span,
     ) -> (TokenStream, TokenStream) {
-        let Branch { span: a_span, body } = &branches[0];
-        let a = quote_spanned!(*a_span=> |#worker| #body);
-        let ra = result_ident(first);
-        if branches.len() == 2 {
-            let Branch { span: b_span, body } = &branches[1];
-            let b = quote_spanned!(*b_span=> |#worker| #body);
-            let rb = result_ident(first + 1);
-            (
-                quote_spanned!(span=> #worker.join(#a, #b)),
-                quote!((#ra, #rb)),
-            )
+        if let [
+            Branch {
+                span: branch_span,
+                body,
+            },
+        ] = branches
+        {
+            let pat = result_ident(first);
+            (quote_spanned!(*branch_span=> |#worker| #body), quote!(#pat))
         } else {
-            let (rest, rest_pat) = go(worker, &branches[1..], first + 1, span);
-            let b = quote_spanned!(span=> |#worker| #rest);
-            (
-                quote_spanned!(span=> #worker.join(#a, #b)),
-                quote!((#ra, #rest_pat)),
-            )
+            let (join, pat) = nest(worker, branches, first, span);
+            (quote_spanned!(span=> |#worker| #join), pat)
         }
     }
+    fn nest(
+        worker: &Ident,
+        branches: &[Branch],
+        first: usize,
+        span: Span,
+    ) -> (TokenStream, TokenStream) {
+        let mid = branches.len() / 2;
+        let (a, pat_a) = side(worker, &branches[..mid], first, span);
+        let (b, pat_b) = side(worker, &branches[mid..], first + mid, span);
+        (
+            quote_spanned!(span=> #worker.join(#a, #b)),
+            quote!((#pat_a, #pat_b)),
+        )
+    }
     assert!(branches.len() >= 2, "join_nest needs two branches");
-    go(worker, branches, 0, span)
+    nest(worker, branches, 0, span)
 }
 
-/// The branches of a fork evaluated one after the other, as the tuple `(b0, (b1, b2))` that
+/// The branches of a fork evaluated one after the other, in order, as the nested tuple that
 /// matches the pattern [`join_nest`] returns.
 pub(crate) fn tuple_nest(branches: &[Branch]) -> TokenStream {
-    let Branch { span, body } = &branches[0];
-    let first = quote_spanned!(*span=> #body);
-    if branches.len() == 2 {
-        let Branch { span, body } = &branches[1];
-        let second = quote_spanned!(*span=> #body);
-        quote!((#first, #second))
-    } else {
-        let rest = tuple_nest(&branches[1..]);
-        quote!((#first, #rest))
+    if let [Branch { span, body }] = branches {
+        return quote_spanned!(*span=> #body);
     }
+    assert!(branches.len() >= 2, "tuple_nest needs two branches");
+    let mid = branches.len() / 2;
+    let first = tuple_nest(&branches[..mid]);
+    let second = tuple_nest(&branches[mid..]);
+    quote!((#first, #second))
 }
 
 /// `expr` as a value of type `ty` when one is given: the annotation a closure's return type

@@ -304,6 +304,26 @@ mod tests {
         );
     }
 
+    /// Four arms nest as two joins of two, so a thief takes half of them at once.
+    #[test]
+    fn four_arms_nest_balanced() {
+        let got = expand_str(quote!(f(), g(), h(), k()));
+        let want = quote!({
+            let ((__blitz_r0, __blitz_r1), (__blitz_r2, __blitz_r3)) =
+                ::blitz::__private::with_worker(|__blitz_w| {
+                    __blitz_w.join(
+                        |__blitz_w| __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()),
+                        |__blitz_w| __blitz_w.join(|__blitz_w| h(), |__blitz_w| k()),
+                    )
+                });
+            (__blitz_r0, __blitz_r1, __blitz_r2, __blitz_r3)
+        });
+        assert_eq!(
+            crate::common::normalize(got),
+            crate::common::normalize(want)
+        );
+    }
+
     #[test]
     fn binding_form_applies_try_after_the_join() {
         let got = expand_str(quote!(crate = my_blitz, a = f()?, (x, y): (u8, u8) = g()));
