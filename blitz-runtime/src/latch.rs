@@ -504,7 +504,7 @@ mod tests {
     #[test]
     fn park_latch_set_before_wait() {
         let latch = ParkLatch::new();
-        // SAFETY: alive (a local).
+        // SAFETY: `latch` is a local of this frame, so it outlives the call to `set`.
         unsafe { ParkLatch::set(&latch) };
         latch.wait(|| false);
         latch.wait_blocking();
