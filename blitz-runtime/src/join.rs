@@ -635,9 +635,10 @@ mod tests {
     }
 
     /// Which outermost forks are published without a request (see `Worker::eager_budget`):
-    /// the first of a new call tree (the peer is busy, so the budget is one); after one whose `b` came back unstolen, the next only if `a`
-    /// ran long; after one whose `b` was stolen, the next. The peer is kept busy (so it
-    /// neither steals nor asks) except where a steal is wanted.
+    /// the first of a new call tree (the peer is busy, so the budget is one); after one whose
+    /// `b` came back unstolen, the next only if `a` ran long; after one whose `b` was stolen,
+    /// the next. The peer is kept busy (so it neither steals nor asks) except where a steal is
+    /// wanted.
     #[test]
     fn outermost_forks_are_published_when_armed() {
         use crate::registry::REQUEST_NONE;

@@ -432,8 +432,10 @@ pub struct Worker {
     ///   publishes its first forks as it descends, one per idle peer, and each thief does the
     ///   same with its share of the rest, so the pool fills in a few steps instead of one
     ///   request per leaf of the owner;
-    /// * one when an outermost join found its second job stolen (the thief is about to be
-    ///   idle), and when an eagerly published job came back unstolen after a long first
+    /// * at least the idle workers' share when a loop decides to share its items (after its
+    ///   probe, or at once for a loop known to have expensive items; see `loops::engine`);
+    /// * at least one when an outermost join found its second job stolen (the thief is about
+    ///   to be idle), and when an eagerly published job came back unstolen after a long first
     ///   closure (peers were busy that long, and may become idle during what follows).
     ///
     /// Spent by each fork published eagerly.

@@ -1,8 +1,9 @@
 //! The synchronisation primitives the runtime is built on.
 //!
 //! Everything that takes part in a cross-thread protocol (atomics, fences, the mutexes and
-//! condition variables that sleeping workers block on, the parking of outside threads) is imported from here, so that the same
-//! code runs on `std` normally and on `loom`'s model-checked versions under `--cfg loom`.
+//! condition variables that sleeping workers block on, the parking of outside threads) is
+//! imported from here, so that the same code runs on `std` normally and on `loom`'s
+//! model-checked versions under `--cfg loom`.
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{

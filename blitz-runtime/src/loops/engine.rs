@@ -121,18 +121,45 @@ where
     let Some(rest) = rest else {
         return done;
     };
-    let run_rest = |worker: &Worker| {
-        // The loop is long enough to share: publish its first forks at once, one per idle
-        // peer, rather than one per request.
-        worker.arm_eager_share();
-        let splitter = splitter_for(&rest, worker.num_threads(), grain);
-        split(worker, rest, offset, splitter, false, stop, leaf, combine)
-    };
-    let rest = match worker {
-        Some(worker) => run_rest(worker),
-        None => crate::join::with_worker(run_rest),
-    };
+    let rest = share(worker, rest, offset, grain, stop, leaf, combine);
     combine(done, rest)
+}
+
+/// Phase 2 of [`drive`] for `source`, whose first item is at `offset`: split and fork it on
+/// `worker` (on a worker of the global pool for a caller outside every pool). The loop is
+/// known to be worth sharing, so its first forks are published at once, one per idle peer,
+/// rather than one per request.
+#[allow(clippy::too_many_arguments)]
+fn share<P, T, L, C, S>(
+    worker: Option<&Worker>,
+    source: P,
+    offset: usize,
+    grain: usize,
+    stop: &S,
+    leaf: &L,
+    combine: &C,
+) -> T
+where
+    P: ParallelSource,
+    T: Send,
+    L: Fn(P, usize) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+    S: Stop,
+{
+    let run = |worker: &Worker| {
+        worker.arm_eager_share();
+        let splitter = splitter_for(&source, worker.num_threads(), grain);
+        split(worker, source, offset, splitter, false, stop, leaf, combine)
+    };
+    match worker {
+        Some(worker) => run(worker),
+        None => crate::join::with_worker(run),
+    }
+}
+
+/// The fewest items a probe step runs: the grain, or the source's own minimum piece.
+fn min_step<P: ParallelSource>(source: &P, grain: usize) -> usize {
+    grain.max(source.par_min_len()).max(1)
 }
 
 /// [`drive`] for a site whose items were found expensive (see `history`): no probe, the
@@ -156,7 +183,7 @@ where
     S: Stop,
 {
     // The probe step that marked the site had this many items.
-    let marked_step = grain.max(source.par_min_len()).max(1) as u128;
+    let marked_step = min_step(&source, grain) as u128;
     let timed_leaf = |piece: P, offset: usize| {
         if offset != 0 {
             return leaf(piece, offset);
@@ -171,24 +198,7 @@ where
         }
         result
     };
-    let run_all = |worker: &Worker| {
-        worker.arm_eager_share();
-        let splitter = splitter_for(&source, worker.num_threads(), grain);
-        split(
-            worker,
-            source,
-            0,
-            splitter,
-            false,
-            stop,
-            &timed_leaf,
-            combine,
-        )
-    };
-    match worker {
-        Some(worker) => run_all(worker),
-        None => crate::join::with_worker(run_all),
-    }
+    share(worker, source, 0, grain, stop, &timed_leaf, combine)
 }
 
 /// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
@@ -213,7 +223,7 @@ where
 {
     let share_after = share_after(limit);
     let started = timestamp();
-    let step_min = grain.max(source.par_min_len()).max(1);
+    let step_min = min_step(&source, grain);
     let step_max = source.par_max_len().max(step_min);
     let mut done: Option<T> = None;
     let mut offset = 0;
