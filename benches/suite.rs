@@ -25,7 +25,8 @@
 //! are prepared outside the timed region, the same way for every implementation.
 //!
 //! "blitz-dsl method" is the `#[parallel]` form written as a method (fib(35) and the tree
-//! sums), to compare with the free fn. "blitz-raw" is the runtime API a DSL form stands for: `Worker::join` for the recursive
+//! sums), to compare with the free fn; "blitz::join" is the same recursion through the
+//! rayon-compatible `blitz::join`, which looks the worker up at every fork. "blitz-raw" is the runtime API a DSL form stands for: `Worker::join` for the recursive
 //! workloads, `blitz::join` for the two coarse tasks, `reduce_pieces` for the slice sum and
 //! `map_reduce` for the sum of square roots. chili has only `join`, so its loops halve the input
 //! by hand down to a fixed leaf.
@@ -209,6 +210,8 @@ fn fib(suite: &mut Suite, cutoff: bool) {
             suite.case((workload, "blitz-dsl", t), || (), run, ok);
             let run = |()| pool.install(|| fib_dsl_method(black_box(N)));
             suite.case((workload, "blitz-dsl method", t), || (), run, ok);
+            let run = |()| pool.install(|| fib_blitz_join(black_box(N)));
+            suite.case((workload, "blitz::join", t), || (), run, ok);
         }
         let run = |()| pool.install_with_worker(|w| fib_blitz(w, black_box(N), below));
         suite.case((workload, "blitz-raw", t), || (), run, ok);
@@ -265,6 +268,8 @@ fn tree(suite: &mut Suite, n: usize, workload: &str) {
         suite.case((workload, "blitz-dsl", t), || (), run, ok);
         let run = |()| pool.install(|| tree_dsl_method(black_box(root)));
         suite.case((workload, "blitz-dsl method", t), || (), run, ok);
+        let run = |()| pool.install(|| tree_blitz_join(black_box(root)));
+        suite.case((workload, "blitz::join", t), || (), run, ok);
         let run = |()| pool.install_with_worker(|w| tree_blitz(w, black_box(root)));
         suite.case((workload, "blitz-raw", t), || (), run, ok);
         drop(pool);

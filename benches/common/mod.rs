@@ -95,6 +95,15 @@ pub fn fib_blitz(w: &blitz::Worker, n: u64, cutoff: u64) -> u64 {
     a + b
 }
 
+/// The rayon-compatible `blitz::join`, which looks the worker up at every call.
+pub fn fib_blitz_join(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = blitz::join(|| fib_blitz_join(n - 1), || fib_blitz_join(n - 2));
+    a + b
+}
+
 pub fn fib_rayon(n: u64, cutoff: u64) -> u64 {
     if n < cutoff {
         return fib_seq(n);
