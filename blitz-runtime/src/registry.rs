@@ -679,6 +679,21 @@ impl Worker {
         }
     }
 
+    /// Like `promote_oldest_frame`, but wakes nobody: for a batch, whose wake-ups the caller
+    /// posts once.
+    fn promote_oldest_frame_quietly(&self) -> bool {
+        match self.frames.promote_oldest() {
+            Some(job) => {
+                self.record_credit
+                    .set((self.record_credit.get() + CREDIT_PER_PROMOTION).min(RECORD_CREDIT));
+                // SAFETY: owner thread (see `push`).
+                unsafe { self.deque().push(job.as_ptr()) };
+                true
+            }
+            None => false,
+        }
+    }
+
     /// True if some peer is idle but awake (looking for work, not asleep): work shared now
     /// is taken without anyone being woken.
     #[inline]
@@ -715,9 +730,18 @@ impl Worker {
             REQUEST_REFILL => self.take_refill_reserve(),
             _ => self.idle_share(),
         };
-        let mut offered = self.deque().len();
-        while offered < wanted && self.promote_oldest_frame() {
+        // Pushed quietly and posted as one batch: one wake-up per job from here would keep us
+        // in futex calls while thieves could be waking each other (see
+        // `Sleep::new_published_batch`).
+        let already_offered = self.deque().len();
+        let mut offered = already_offered;
+        while offered < wanted && self.promote_oldest_frame_quietly() {
             offered += 1;
+        }
+        if offered > already_offered {
+            self.registry
+                .sleep
+                .new_published_batch(offered - already_offered, already_offered == 0);
         }
         // Relaxed: consuming a hint; a peer that is still idle raises it again. A request or
         // refill that a peer stores between our load and this store is lost; an idle peer
@@ -786,6 +810,11 @@ impl Worker {
                         // Ask the victim for the next job now, so that it is on offer by the
                         // time we (or a peer) run dry, not one poll interval later.
                         self.registry.request_refill(info);
+                        // More jobs wait there: a batch posted with few wake-ups, or a
+                        // backlog the sleepers should share (see `Sleep::backlog_found`).
+                        if !info.deque.is_empty() {
+                            self.registry.sleep.backlog_found();
+                        }
                         // SAFETY: deques hold live, unexecuted jobs.
                         return Some(unsafe { JobRef::new(p) });
                     }

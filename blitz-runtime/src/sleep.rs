@@ -56,6 +56,9 @@ pub(crate) const ROUNDS_UNTIL_SLEEPY: u32 = 0;
 #[cfg(loom)]
 pub(crate) const ROUNDS_UNTIL_SLEEPING: u32 = ROUNDS_UNTIL_SLEEPY + 1;
 
+/// How many sleepers one batch publication, or one thief that finds a backlog, wakes.
+const WAKE_FANOUT: usize = 2;
+
 /// One idle round's pause: hand the CPU to another thread.
 #[cfg(not(loom))]
 fn idle_yield() {
@@ -406,10 +409,31 @@ impl Sleep {
         self.new_jobs(num_jobs, queue_was_empty);
     }
 
+    /// A batch of jobs was published on a worker's deque at once: post them, but wake at
+    /// most `WAKE_FANOUT` sleepers from here; thieves that find the rest wake more
+    /// (`backlog_found`), so a big batch does not keep its publisher in futex calls.
+    pub(crate) fn new_published_batch(&self, num_jobs: usize, queue_was_empty: bool) {
+        self.post_jobs(num_jobs, queue_was_empty, WAKE_FANOUT);
+    }
+
+    /// A thief took a job from a deque that still holds more: wake up to `WAKE_FANOUT`
+    /// sleepers for the rest.
+    pub(crate) fn backlog_found(&self) {
+        let num_sleepers = self.counters.load().sleeping_threads();
+        if num_sleepers > 0 {
+            self.wake_any_threads(num_sleepers.min(WAKE_FANOUT));
+        }
+    }
+
     /// The wake policy of seed 001: flip the JEC to active if it is sleepy, then wake as many
     /// sleepers as the new jobs need, counting workers that are idle but awake as already
     /// available when the queue was empty.
     fn new_jobs(&self, num_jobs: usize, queue_was_empty: bool) -> usize {
+        self.post_jobs(num_jobs, queue_was_empty, usize::MAX)
+    }
+
+    /// `new_jobs`, waking at most `max_wake` sleepers.
+    fn post_jobs(&self, num_jobs: usize, queue_was_empty: bool, max_wake: usize) -> usize {
         let counters = self
             .counters
             .increment_jobs_event_counter_if(JobsEventCounter::is_sleepy);
@@ -417,17 +441,13 @@ impl Sleep {
         if num_sleepers == 0 {
             return 0;
         }
-        let num_awake_but_idle = counters.awake_but_idle_threads();
-        let num_to_wake = if queue_was_empty {
-            if num_awake_but_idle < num_jobs {
-                (num_jobs - num_awake_but_idle).min(num_sleepers)
-            } else {
-                0
-            }
+        // Idle workers that are awake take jobs posted to an empty queue without a wake-up.
+        let needed = if queue_was_empty {
+            num_jobs.saturating_sub(counters.awake_but_idle_threads())
         } else {
-            num_jobs.min(num_sleepers)
+            num_jobs
         };
-        self.wake_any_threads(num_to_wake)
+        self.wake_any_threads(needed.min(num_sleepers).min(max_wake))
     }
 
     /// Wakes up to `num_to_wake` blocked workers; returns how many it woke.

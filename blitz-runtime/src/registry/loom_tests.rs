@@ -56,6 +56,39 @@ fn internal_job_wakes_a_worker_going_to_sleep() {
     });
 }
 
+/// A batch of jobs published at once (as `answer_work_request` promotes them: pushed without
+/// waking anyone, then posted together) while the only peer goes to sleep: the post must wake
+/// it. The poster blocks until both jobs ran elsewhere, so the thief must find the second job
+/// as well once it ran the first. (Posting the batch without flipping the JEC, or waking
+/// nobody, makes this model fail.)
+#[test]
+fn published_batch_wakes_a_worker_going_to_sleep() {
+    loom::model(|| {
+        let registry = registry(2);
+        let ran = [Arc::new(ParkLatch::new()), Arc::new(ParkLatch::new())];
+        let done = Arc::new(CoreLatch::new());
+        let thief = {
+            let registry = Arc::clone(&registry);
+            let done = Arc::clone(&done);
+            thread::spawn(move || {
+                let worker = Worker::new(Arc::clone(&registry), 1);
+                worker.wait_until(&*done);
+            })
+        };
+        let poster = Worker::new(Arc::clone(&registry), 0);
+        for latch in &ran {
+            // SAFETY: the poster's own deque, pushed from its thread.
+            unsafe { poster.deque().push(job_setting(latch).as_ptr()) };
+        }
+        registry.sleep.new_published_batch(2, true);
+        for latch in &ran {
+            latch.wait(|| true);
+        }
+        release(&registry, &done, 1);
+        thief.join().unwrap();
+    });
+}
+
 /// A job injected from outside while the only worker heads to sleep (fences #1 and #2): the
 /// injector must wake it, since nobody else will run the job.
 #[test]
