@@ -28,6 +28,21 @@ pub(crate) fn release(registry: &Registry, latch: &CoreLatch, index: usize) {
     }
 }
 
+/// Starts a loom thread that plays worker `index`, idle until `done` is set: it must find
+/// (and run) whatever the model posts for it, going to sleep in between.
+fn spawn_idle_worker(
+    registry: &Arc<Registry>,
+    index: usize,
+    done: &Arc<CoreLatch>,
+) -> thread::JoinHandle<()> {
+    let registry = Arc::clone(registry);
+    let done = Arc::clone(done);
+    thread::spawn(move || {
+        let worker = Worker::new(Arc::clone(&registry), index);
+        worker.wait_until(&*done);
+    })
+}
+
 /// ERRATA 1 on the real code path: worker 1 is idle and goes through the sleep rounds
 /// while worker 0 pushes a job onto its own deque and then blocks until the job has been
 /// *stolen and run* (it never runs the job itself). If the poster's wake-up were lost, both
@@ -39,15 +54,7 @@ fn internal_job_wakes_a_worker_going_to_sleep() {
         let registry = registry(2);
         let ran = Arc::new(ParkLatch::new());
         let done = Arc::new(CoreLatch::new());
-        let thief = {
-            let registry = Arc::clone(&registry);
-            let done = Arc::clone(&done);
-            thread::spawn(move || {
-                let worker = Worker::new(Arc::clone(&registry), 1);
-                // Wait on a latch nobody sets until the end: the worker must find the job.
-                worker.wait_until(&*done);
-            })
-        };
+        let thief = spawn_idle_worker(&registry, 1, &done);
         let poster = Worker::new(Arc::clone(&registry), 0);
         poster.push(job_setting(&ran));
         ran.wait(|| true);
@@ -67,14 +74,7 @@ fn published_batch_wakes_a_worker_going_to_sleep() {
         let registry = registry(2);
         let ran = [Arc::new(ParkLatch::new()), Arc::new(ParkLatch::new())];
         let done = Arc::new(CoreLatch::new());
-        let thief = {
-            let registry = Arc::clone(&registry);
-            let done = Arc::clone(&done);
-            thread::spawn(move || {
-                let worker = Worker::new(Arc::clone(&registry), 1);
-                worker.wait_until(&*done);
-            })
-        };
+        let thief = spawn_idle_worker(&registry, 1, &done);
         let poster = Worker::new(Arc::clone(&registry), 0);
         for latch in &ran {
             // SAFETY: the poster's own deque, pushed from its thread.
@@ -100,14 +100,7 @@ fn injected_job_wakes_a_worker_going_to_sleep() {
         registry.sleep.new_internal_jobs(1, true);
         let ran = Arc::new(ParkLatch::new());
         let done = Arc::new(CoreLatch::new());
-        let worker_thread = {
-            let registry = Arc::clone(&registry);
-            let done = Arc::clone(&done);
-            thread::spawn(move || {
-                let worker = Worker::new(Arc::clone(&registry), 0);
-                worker.wait_until(&*done);
-            })
-        };
+        let worker_thread = spawn_idle_worker(&registry, 0, &done);
         registry.inject(job_setting(&ran));
         ran.wait(|| true);
         release(&registry, &done, 0);
@@ -125,14 +118,7 @@ fn broadcast_wakes_a_worker_going_to_sleep() {
         let registry = registry(2);
         let ran = Arc::new(ParkLatch::new());
         let done = Arc::new(CoreLatch::new());
-        let sleeper = {
-            let registry = Arc::clone(&registry);
-            let done = Arc::clone(&done);
-            thread::spawn(move || {
-                let worker = Worker::new(Arc::clone(&registry), 1);
-                worker.wait_until(&*done);
-            })
-        };
+        let sleeper = spawn_idle_worker(&registry, 1, &done);
         let broadcaster = Worker::new(Arc::clone(&registry), 0);
         let own = crate::job::HeapJob::new(|_: &Worker| {});
         // SAFETY: executed below by the broadcaster itself, exactly once.
