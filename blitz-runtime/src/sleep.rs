@@ -278,7 +278,9 @@ impl Sleep {
     /// spreads"): every job is posted through `new_jobs`, which already wakes as many sleepers
     /// as the jobs need, and a futex wake-up here would sit between finding a job and starting
     /// it. Measured on 2 workers, after 100 ms idle: a job from outside started 24 us after its
-    /// submission with that wake-up, 9 us without it.
+    /// submission with that wake-up, 9 us without it. (The one cascade is for a published
+    /// batch, whose post wakes at most two sleepers: a thief that steals from a deque with jobs
+    /// left wakes more, see [`Sleep::backlog_found`].)
     pub(crate) fn work_found(&self) {
         self.counters.sub_inactive_thread();
     }
