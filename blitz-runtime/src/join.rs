@@ -6,7 +6,8 @@
 //! if no idle peer asked for work meanwhile, `b` is still private when `a` returns and runs
 //! inline. Only forks that may be worth offering are recorded: the outermost few of the
 //! worker's current path (the window), plus, for `Worker::join`, forks entered on record
-//! credit (see `registry::RECORD_CREDIT`); the rest are two plain calls plus a flag load.
+//! credit (see `registry::RECORD_CREDIT`); the rest are two plain calls plus two loads (the
+//! worker's cached decision to record, `Worker::join_records`, and the request flag).
 //! Neither path has a fence, a shared write or a wake check. A peer's request makes the worker
 //! promote its *oldest* private records onto its Chase-Lev deque, as many as the idle workers
 //! need (see `registry`); a join whose `b` was promoted takes the hybrid path below. Requests
@@ -143,7 +144,12 @@ impl Worker {
         B: FnOnce(&Worker) -> RB + Send,
         RB: Send,
     {
-        if self.is_alone() || (!self.fork_is_recordable() && !self.has_record_credit()) {
+        debug_assert_eq!(
+            self.join_records(),
+            self.join_records_now(),
+            "blitz: a change to the worker's records did not refresh `join_records`"
+        );
+        if !self.join_records() {
             // Two plain calls: on a one-worker pool `b` could only ever run here, after `a`;
             // beyond the window with no credit, recent records there were wasted. A peer's
             // request is answered with an older, recorded fork.
@@ -640,6 +646,50 @@ mod tests {
             let window = pool.install_with_worker(|w| w.record_window());
             assert_eq!(ran_b.into_inner(), window + 3);
         }
+    }
+
+    /// `Worker::join`'s cached decision to record (`Worker::join_records`) follows what it is
+    /// derived from through every step that changes it: records made and left, wasted
+    /// records spending the credit down to none, and a promotion earning some back. Driven on
+    /// a worker of a two-worker registry with no threads, so no peer steals or asks.
+    #[test]
+    fn cached_record_decision_follows_the_records() {
+        use crate::registry::{REQUEST_RAISED, Registry};
+        let worker = Worker::new(Registry::new(2, Default::default()), 0);
+        let w = &worker;
+        let window = w.record_window();
+        let ran_b = AtomicUsize::new(0);
+        let consistent = |w: &Worker| assert_eq!(w.join_records(), w.join_records_now());
+        // Inside `window` records the window is full: recording further depends on the
+        // credit alone. Each round wastes `window + 1` records, so the credit runs out.
+        let mut rounds = 0;
+        let out_of_credit = loop {
+            let mut out = false;
+            nest(w, window, &ran_b, &mut |w| {
+                consistent(w);
+                out = !w.join_records();
+                w.join(consistent, consistent);
+            });
+            consistent(w);
+            rounds += 1;
+            if out || rounds > 2000 {
+                break out;
+            }
+        };
+        assert!(out_of_credit, "wasted records never spent the credit");
+        nest(w, window, &ran_b, &mut |w| {
+            assert!(!w.join_records(), "full window, no credit");
+            // A request promotes the oldest record: room in the window, and credit earned.
+            w.work_wanted_flag()
+                .store(REQUEST_RAISED, Ordering::Relaxed);
+            w.poll_work_request();
+            assert!(w.join_records(), "the promotion reopened recording");
+            w.join(consistent, consistent);
+        });
+        // The promoted job came back unstolen and ran inline.
+        consistent(w);
+        assert!(w.join_records() && w.frames.len() == 0);
+        assert_eq!(ran_b.load(Ordering::Relaxed), (rounds + 1) * window);
     }
 
     /// Which outermost forks are published without a request (see `Worker::eager_budget`):

@@ -449,6 +449,12 @@ pub struct Worker {
     /// How many more forks `Worker::join` may record beyond the window (see
     /// [`RECORD_CREDIT`]).
     record_credit: Cell<usize>,
+    /// Whether the next `Worker::join` records its fork: not alone, and within the window or
+    /// with record credit left. Derived from `alone`, `frames`, `record_window` and
+    /// `record_credit`, and refreshed by every method that changes one of them (all of them
+    /// on the recorded path, never on a plain fork), so that a plain fork decides with one
+    /// load instead of five.
+    join_records: Cell<bool>,
     /// The pool has no other worker: nobody can ever take a forked job, so forks are plain
     /// calls (jobs from outside still arrive through the injector).
     alone: bool,
@@ -482,6 +488,7 @@ impl Worker {
             record_window: record_window(num_threads),
             refill_reserve: Cell::new(num_threads - 1),
             record_credit: Cell::new(RECORD_CREDIT),
+            join_records: Cell::new(!alone),
             eager_budget: Cell::new(0),
             alone,
             // Any non-zero seed works; distinct per worker so victims differ.
@@ -494,6 +501,7 @@ impl Worker {
     ///
     /// The `'static` is confined to crate-internal callers, which use the reference only within
     /// calls that run inside the worker's main loop (where the worker is alive).
+    #[inline]
     pub(crate) fn current() -> Option<&'static Worker> {
         let worker = CURRENT_WORKER.with(Cell::get);
         // SAFETY: the pointer is set by `main_loop` to a worker that lives on that thread's
@@ -582,20 +590,36 @@ impl Worker {
     /// other recorded fork is pending below it.
     #[inline]
     pub(crate) fn record_fork(&self, job: JobRef) -> usize {
-        self.frames.record(job)
+        let index = self.frames.record(job);
+        self.refresh_join_records();
+        index
     }
 
     /// Leaves the recorded fork at `index`; true if its job was promoted, i.e. may be on the
     /// deque or stolen, false if it is still private.
     #[inline]
     pub(crate) fn leave_recorded_fork(&self, index: usize) -> bool {
-        self.frames.leave(index)
+        let promoted = self.frames.leave(index);
+        self.refresh_join_records();
+        promoted
     }
 
-    /// True if `Worker::join` may record a fork beyond the window (see [`RECORD_CREDIT`]).
+    /// True if the next `Worker::join` records its fork (see `join_records`).
     #[inline]
-    pub(crate) fn has_record_credit(&self) -> bool {
-        self.record_credit.get() > 0
+    pub(crate) fn join_records(&self) -> bool {
+        self.join_records.get()
+    }
+
+    /// What `join_records` is derived from, evaluated now.
+    #[inline]
+    pub(crate) fn join_records_now(&self) -> bool {
+        !self.alone && (self.fork_is_recordable() || self.record_credit.get() > 0)
+    }
+
+    /// Recomputes `join_records` after a change to what it is derived from.
+    #[inline]
+    fn refresh_join_records(&self) {
+        self.join_records.set(self.join_records_now());
     }
 
     /// A recorded fork was left unpromoted: its record was wasted.
@@ -603,6 +627,15 @@ impl Worker {
     pub(crate) fn spend_record_credit(&self) {
         self.record_credit
             .set(self.record_credit.get().saturating_sub(1));
+        self.refresh_join_records();
+    }
+
+    /// A recorded fork was promoted: recording beyond the window paid off.
+    #[inline]
+    fn earn_record_credit(&self) {
+        self.record_credit
+            .set((self.record_credit.get() + CREDIT_PER_PROMOTION).min(RECORD_CREDIT));
+        self.refresh_join_records();
     }
 
     /// True if a recorded fork is still private (could be promoted).
@@ -670,8 +703,7 @@ impl Worker {
     pub(crate) fn promote_oldest_frame(&self) -> bool {
         match self.frames.promote_oldest() {
             Some(job) => {
-                self.record_credit
-                    .set((self.record_credit.get() + CREDIT_PER_PROMOTION).min(RECORD_CREDIT));
+                self.earn_record_credit();
                 self.push(job);
                 true
             }
@@ -684,8 +716,7 @@ impl Worker {
     fn promote_oldest_frame_quietly(&self) -> bool {
         match self.frames.promote_oldest() {
             Some(job) => {
-                self.record_credit
-                    .set((self.record_credit.get() + CREDIT_PER_PROMOTION).min(RECORD_CREDIT));
+                self.earn_record_credit();
                 // SAFETY: owner thread (see `push`).
                 unsafe { self.deque().push(job.as_ptr()) };
                 true
