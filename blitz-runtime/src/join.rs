@@ -14,8 +14,8 @@
 //! are answered at fork points, at join points (after `a`, before a private `b` runs) and in
 //! waits.
 //! The first forks of a new call tree are published at once, one per idle peer (at least
-//! one), and so is the next fork after an outermost one whose second job was stolen or after
-//! one whose first closure ran long (`Worker::eager_budget`), so coarse joins run in parallel
+//! one), and so is the next fork after a coarse outermost one whose second job was stolen or
+//! after one whose first closure ran long (`Worker::eager_budget`), so coarse joins run in parallel
 //! even when a peer becomes idle only after the fork, and a call tree that starts on a wide
 //! idle pool spreads without waiting for one request per leaf.
 //!
@@ -42,6 +42,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use crate::job::{JobResult, StackJob};
 use crate::latch::{AsCoreLatch, Latch, OnceLatch};
+use crate::pacing::TINY_JOB;
 use crate::pool::global_registry;
 use crate::registry::{Worker, request_is_fresh};
 use crate::sync::{AtomicU8, Ordering};
@@ -247,14 +248,19 @@ impl Worker {
         // leaving this frame, and `leave_recorded_fork` drops its record before that.
         // SAFETY: so `job_b` outlives every use of the `JobRef`, and runs at most once.
         let index = self.record_fork(unsafe { job_b.as_job_ref() });
-        let published_at = if self.take_eager_publication() {
+        let eager = self.take_eager_publication();
+        if eager {
             // Publish now (see `eager_budget`): this fork, or an older one still private,
             // which is worth more to a thief.
             self.promote_oldest_frame();
-            Some(timestamp())
         } else {
             self.poll_work_request();
-            None
+        }
+        // Read only where a rule of `join_promoted` will need it: an eager or outermost fork.
+        let fork = PromotedFork {
+            eager,
+            outermost: index == 0,
+            started: if eager || index == 0 { timestamp() } else { 0 },
         };
 
         let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
@@ -268,22 +274,20 @@ impl Worker {
             // SAFETY: private, so not run before and not reachable by any other thread.
             return self.finish_inline(result_a, |w| unsafe { job_b.run_inline(w) });
         }
-        self.join_promoted(&job_b, result_a, index == 0, published_at)
+        self.join_promoted(&job_b, result_a, fork)
     }
 
     /// The join of a fork whose second job was promoted to the deque: pop it back if nobody
     /// stole it, otherwise wait for the thief (running other work, then sleeping).
     ///
-    /// `outermost`: the fork has record index 0; `published_at`: when it was published
-    /// eagerly, if it was. Together they decide whether the next fork is published eagerly too
-    /// (see `Worker::eager_budget`).
+    /// `fork` says how it was published and when it started, which decide whether the next
+    /// fork is published eagerly too (see `Worker::eager_budget`).
     #[cold]
     fn join_promoted<L, F, RA, RB>(
         &self,
         job_b: &StackJob<L, F, RB>,
         result_a: std::thread::Result<RA>,
-        outermost: bool,
-        published_at: Option<u64>,
+        fork: PromotedFork,
     ) -> (RA, RB)
     where
         L: Latch + AsCoreLatch,
@@ -312,9 +316,7 @@ impl Worker {
                     // Not stolen after all: run it as a plain call. If it was published eagerly
                     // and `a` ran long, the peers were busy all that time and may become idle
                     // during `b`: publish its outermost fork too.
-                    if published_at
-                        .is_some_and(|at| timestamp().wrapping_sub(at) >= LONG_FIRST_CLOSURE)
-                    {
+                    if fork.eager && fork.ran_for_at_least(LONG_FIRST_CLOSURE) {
                         self.arm_eager_publication();
                     }
                     // SAFETY: we popped its only `JobRef`: nobody else can reach it, it never ran.
@@ -330,9 +332,10 @@ impl Worker {
                 }
             }
         }
-        if outermost {
+        if fork.outermost && fork.ran_for_at_least(COARSE_FORK) {
             // Stolen: the thief is idle again (or about to be), so a coarse fork that follows
-            // must not wait for its request.
+            // must not wait for its request. Not after a small one: a loop of small call
+            // trees would then have each one split at its root, at a loss (see `COARSE_FORK`).
             self.arm_eager_publication();
         }
         // SAFETY: the latch is set.
@@ -365,6 +368,31 @@ fn then_b<RA, RB>(value_a: RA, b: impl FnOnce() -> RB) -> (RA, RB) {
         }
     }
 }
+
+/// What `join_promoted` needs to know of a recorded fork that was promoted.
+#[derive(Clone, Copy)]
+struct PromotedFork {
+    /// Published eagerly, not on request.
+    eager: bool,
+    /// The worker's oldest pending record (index 0).
+    outermost: bool,
+    /// The [`timestamp`] at the fork, if it is `eager` or `outermost` (0 otherwise).
+    started: u64,
+}
+
+impl PromotedFork {
+    fn ran_for_at_least(self, ticks: u64) -> bool {
+        timestamp().wrapping_sub(self.started) >= ticks
+    }
+}
+
+/// How long an outermost fork whose second job was stolen must have taken, from the fork to
+/// the end of its join (in [`timestamp`] units), for its thief's coming idleness to arm eager
+/// publication of the next fork: two tiny jobs (see [`TINY_JOB`]), about 10-12 us on x86-64.
+/// Below that the split hardly paid for itself: in a loop over small call trees (a 1023-node
+/// tree sum, 1.5 us sequentially, run 1000 times in one `install`), publishing each tree's
+/// root made 2 workers take 1.5-2.5x the time of one.
+const COARSE_FORK: u64 = 2 * TINY_JOB;
 
 /// How long the first closure of an eagerly published fork must have run (in [`timestamp`]
 /// units) for its unstolen second job to arm eager publication again: about 20-30 us, long
@@ -694,8 +722,8 @@ mod tests {
 
     /// Which outermost forks are published without a request (see `Worker::eager_budget`):
     /// the first of a new call tree (the peer is busy, so the budget is one); after one whose
-    /// `b` came back unstolen, the next only if `a` ran long; after one whose `b` was stolen,
-    /// the next. The peer is kept busy (so it neither steals nor asks) except where a steal is
+    /// `b` came back unstolen, the next only if `a` ran long; after one whose `b` was stolen
+    /// and that took long enough to be worth splitting (`COARSE_FORK`), the next. The peer is kept busy (so it neither steals nor asks) except where a steal is
     /// wanted.
     #[test]
     fn outermost_forks_are_published_when_armed() {
@@ -734,11 +762,14 @@ mod tests {
         pool.install_with_worker(|w| {
             // The peer asked for work before it got busy; it asks no more.
             w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
-            let long_a = |w: &Worker| {
-                assert!(published(w), "the first fork of a new call tree");
-                // Longer than `LONG_FIRST_CLOSURE`.
+            // Longer than `LONG_FIRST_CLOSURE` and `COARSE_FORK`.
+            let run_long = || {
                 let long = if cfg!(miri) { 300 } else { 2 };
                 std::thread::sleep(std::time::Duration::from_millis(long));
+            };
+            let long_a = |w: &Worker| {
+                assert!(published(w), "the first fork of a new call tree");
+                run_long();
             };
             w.join(long_a, |_| ());
             w.join(
@@ -751,7 +782,8 @@ mod tests {
             );
             drop(release);
 
-            // Now the idle peer asks: answer until it has taken `b`.
+            // Now the idle peer asks: answer until it has taken `b`, and take long enough for
+            // the split to have been worth it.
             let b_ran = AtomicBool::new(false);
             w.join(
                 |w| {
@@ -759,6 +791,7 @@ mod tests {
                         w.poll_work_request();
                         std::hint::spin_loop();
                     }
+                    run_long();
                 },
                 |_| b_ran.store(true, Ordering::Release),
             );

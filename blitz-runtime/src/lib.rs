@@ -30,6 +30,7 @@ pub(crate) mod job;
 mod join;
 pub(crate) mod latch;
 mod loops;
+mod pacing;
 mod pool;
 mod raw;
 pub(crate) mod registry;

@@ -22,7 +22,8 @@
 //! Chase-Lev deque, where the ordinary steal and sleep protocols take over. It promotes as many
 //! as the idle workers need (`Worker::idle_share`), so one request can feed a whole pool.
 //! Workers that go to sleep leave their request raised, so the first fork after a quiet period
-//! publishes at once and wakes them. The first forks of a new call tree, one per idle peer,
+//! publishes at once and wakes them. A worker whose last finds were too small to pay for their
+//! steal pauses its requests for a while (see [`crate::pacing`]). The first forks of a new call tree, one per idle peer,
 //! and a few forks after them (see [`Worker::eager_budget`]), are published without being
 //! asked.
 
@@ -36,7 +37,9 @@ use crate::deque::{Deque, Steal};
 use crate::frames::FrameStack;
 use crate::injector::Injector;
 use crate::job::{JobHeader, JobRef, StackJob};
+use crate::join::timestamp;
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, OnceLatch, ParkLatch};
+use crate::pacing::RequestPacing;
 use crate::sleep::Sleep;
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 use crate::threads::Handlers;
@@ -434,8 +437,8 @@ pub struct Worker {
     ///   request per leaf of the owner;
     /// * at least the idle workers' share when a loop decides to share its items (after its
     ///   probe, or at once for a loop known to have expensive items; see `loops::engine`);
-    /// * at least one when an outermost join found its second job stolen (the thief is about
-    ///   to be idle), and when an eagerly published job came back unstolen after a long first
+    /// * at least one when an outermost join found its second job stolen and was not small
+    ///   (the thief is about to be idle; see `join::COARSE_FORK`), and when an eagerly published job came back unstolen after a long first
     ///   closure (peers were busy that long, and may become idle during what follows).
     ///
     /// Spent by each fork published eagerly.
@@ -458,6 +461,9 @@ pub struct Worker {
     /// The pool has no other worker: nobody can ever take a forked job, so forks are plain
     /// calls (jobs from outside still arrive through the injector).
     alone: bool,
+    /// When this worker, idle, may ask its peers for work: paused after jobs too small to pay
+    /// for their steal (see [`crate::pacing`]).
+    pacing: RequestPacing,
     /// Victim selection (xorshift64*).
     rng: Cell<u64>,
     /// `!Sync` (and `!Send`): a worker context belongs to its thread.
@@ -491,6 +497,7 @@ impl Worker {
             join_records: Cell::new(!alone),
             eager_budget: Cell::new(0),
             alone,
+            pacing: RequestPacing::new(),
             // Any non-zero seed works; distinct per worker so victims differ.
             rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17)),
             _not_sync: PhantomData,
@@ -839,8 +846,11 @@ impl Worker {
                 match info.deque.steal() {
                     Steal::Success(p) => {
                         // Ask the victim for the next job now, so that it is on offer by the
-                        // time we (or a peer) run dry, not one poll interval later.
-                        self.registry.request_refill(info);
+                        // time we (or a peer) run dry, not one poll interval later; unless the
+                        // jobs we found lately were too small to be worth it.
+                        if self.pacing.requests_due() {
+                            self.registry.request_refill(info);
+                        }
                         // More jobs wait there: a batch posted with few wake-ups, or a
                         // backlog the sleepers should share (see `Sleep::backlog_found`).
                         if !info.deque.is_empty() {
@@ -949,12 +959,21 @@ impl Worker {
             while !latch.probe() {
                 if let Some((job, injected)) = self.find_work() {
                     sleep.work_found();
+                    let started = timestamp();
                     self.execute(job);
+                    self.pacing.job_ran(started);
                     if injected {
                         self.outside_job_done();
                     }
                     // The job may have left work in our deque: look there first again.
                     continue 'outer;
+                }
+                if !self.pacing.requests_due() {
+                    // The jobs we found lately were too small to be worth asking for more
+                    // (see `crate::pacing`): keep looking, without asking and without moving
+                    // towards sleep, until the short pause ends.
+                    sleep.paused_round();
+                    continue;
                 }
                 self.registry.request_work(self.index);
                 sleep.no_work_found(

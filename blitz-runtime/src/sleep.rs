@@ -322,6 +322,13 @@ impl Sleep {
         }
     }
 
+    /// An idle round that does not count towards sleep: the worker found no work but keeps
+    /// looking without asking its peers for more, during a short pause of its requests (see
+    /// `crate::pacing`). A worker only moves towards sleep in rounds that asked.
+    pub(crate) fn paused_round(&self) {
+        idle_yield();
+    }
+
     /// Moves the JEC from active to sleepy (odd -> even) if it is active, and returns the value
     /// it has afterwards: the snapshot the worker will compare against before blocking.
     fn announce_sleepy(&self) -> JobsEventCounter {
