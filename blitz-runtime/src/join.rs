@@ -15,9 +15,9 @@
 //! waits.
 //! The first forks of a new call tree are published at once, one per idle peer (at least
 //! one), and so is the next fork after a coarse outermost one whose second job was stolen or
-//! after one whose first closure ran long (`Worker::eager_budget`), so coarse joins run in parallel
-//! even when a peer becomes idle only after the fork, and a call tree that starts on a wide
-//! idle pool spreads without waiting for one request per leaf.
+//! after one whose first closure ran long (`Worker::eager_budget`), so coarse joins run in
+//! parallel even when a peer becomes idle only after the fork, and a call tree that starts on
+//! a wide idle pool spreads without waiting for one request per leaf.
 //!
 //! # Hybrid join of a promoted fork (seed 004)
 //!
@@ -723,8 +723,8 @@ mod tests {
     /// Which outermost forks are published without a request (see `Worker::eager_budget`):
     /// the first of a new call tree (the peer is busy, so the budget is one); after one whose
     /// `b` came back unstolen, the next only if `a` ran long; after one whose `b` was stolen
-    /// and that took long enough to be worth splitting (`COARSE_FORK`), the next. The peer is kept busy (so it neither steals nor asks) except where a steal is
-    /// wanted.
+    /// and that took long enough to be worth splitting (`COARSE_FORK`), the next. The peer is
+    /// kept busy (so it neither steals nor asks) except where a steal is wanted.
     #[test]
     fn outermost_forks_are_published_when_armed() {
         use crate::registry::REQUEST_NONE;

@@ -23,9 +23,9 @@
 //! as the idle workers need (`Worker::idle_share`), so one request can feed a whole pool.
 //! Workers that go to sleep leave their request raised, so the first fork after a quiet period
 //! publishes at once and wakes them. A worker whose last finds were too small to pay for their
-//! steal pauses its requests for a while (see [`crate::pacing`]). The first forks of a new call tree, one per idle peer,
-//! and a few forks after them (see [`Worker::eager_budget`]), are published without being
-//! asked.
+//! steal pauses its requests for a while (see [`crate::pacing`]). The first forks of a new
+//! call tree, one per idle peer, and a few forks after them (see [`Worker::eager_budget`]), are
+//! published without being asked.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -438,8 +438,9 @@ pub struct Worker {
     /// * at least the idle workers' share when a loop decides to share its items (after its
     ///   probe, or at once for a loop known to have expensive items; see `loops::engine`);
     /// * at least one when an outermost join found its second job stolen and was not small
-    ///   (the thief is about to be idle; see `join::COARSE_FORK`), and when an eagerly published job came back unstolen after a long first
-    ///   closure (peers were busy that long, and may become idle during what follows).
+    ///   (the thief is about to be idle; see `join::COARSE_FORK`), and when an eagerly
+    ///   published job came back unstolen after a long first closure (peers were busy that
+    ///   long, and may become idle during what follows).
     ///
     /// Spent by each fork published eagerly.
     eager_budget: Cell<usize>,
