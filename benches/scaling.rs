@@ -48,7 +48,10 @@
 //! shapes. The N-way `fork_join!` shapes are, for rayon and chili, the balanced nests of
 //! joins that `fork_join!` itself runs (`join(a, join(b, c))` for three arms,
 //! `join(join(a, b), join(c, d))` for four). The right-nested 4-way shape writes the same tree
-//! by hand as `join(a, join(b, join(c, d)))` in every library.
+//! by hand as `join(a, join(b, join(c, d)))` in every library. The leaf-first chain swaps the
+//! chain's operands (`join(leaf, rest)`), so the rest of the chain is the half on offer; the
+//! spawn shape spawns one task per leaf in a loop on a scope; the iterator shape maps and sums
+//! a `Vec` of leaf indices with `par_iter` in both libraries.
 
 // Helper modules, in `benches/scaling/` (a bench file's `mod x;` would look in `benches/`).
 #[path = "common/load.rs"]
@@ -475,6 +478,81 @@ fn nested_rayon(d: u32, base: u64, leaf: Duration) -> u64 {
     a + b
 }
 
+// ---------------------------------------------------------------- 13. chain, leaf first
+
+/// The chain with each level's operands swapped: `join(leaf, rest)`. The rest of the chain is
+/// the forked half, so it spreads only as fast as one thief at a time can take it over.
+fn leaf_chain_blitz(w: &blitz::Worker, n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    let (b, a) = w.join(|_| work(leaf, n - 1), |w| leaf_chain_blitz(w, n - 1, leaf));
+    a + b
+}
+
+fn leaf_chain_rayon(n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    let (b, a) = rayon::join(|| work(leaf, n - 1), || leaf_chain_rayon(n - 1, leaf));
+    a + b
+}
+
+fn leaf_chain_chili(s: &mut chili::Scope<'_>, n: u64, leaf: Duration) -> u64 {
+    if n == 1 {
+        return work(leaf, 0);
+    }
+    let (b, a) = s.join(|_| work(leaf, n - 1), |s| leaf_chain_chili(s, n - 1, leaf));
+    a + b
+}
+
+// ---------------------------------------------------------------- 14. scope spawns
+
+/// One task per leaf, spawned in a loop on a scope: the fan-out of a work list.
+fn spawn_blitz(leaf: Duration) -> u64 {
+    let sum = AtomicU64::new(0);
+    blitz::scope(|s| {
+        for i in 0..LEAVES {
+            let sum = &sum;
+            s.spawn(move |_| {
+                sum.fetch_add(work(leaf, i), Ordering::Relaxed);
+            });
+        }
+    });
+    sum.into_inner()
+}
+
+fn spawn_rayon(leaf: Duration) -> u64 {
+    let sum = AtomicU64::new(0);
+    rayon::scope(|s| {
+        for i in 0..LEAVES {
+            let sum = &sum;
+            s.spawn(move |_| {
+                sum.fetch_add(work(leaf, i), Ordering::Relaxed);
+            });
+        }
+    });
+    sum.into_inner()
+}
+
+// ---------------------------------------------------------------- 15. iterator over a Vec
+
+/// The leaves of the flat loop as a `Vec`, mapped and summed through the iterator API.
+fn leaf_indices() -> Vec<u64> {
+    (0..LEAVES).collect()
+}
+
+fn iter_blitz(leaf: Duration) -> u64 {
+    use blitz::prelude::ParallelIterator as _;
+    blitz::prelude::IntoParallelRefIterator::par_iter(&leaf_indices()[..])
+        .map(|&i| work(leaf, i))
+        .sum()
+}
+
+fn iter_rayon(leaf: Duration) -> u64 {
+    leaf_indices().par_iter().map(|&i| work(leaf, i)).sum()
+}
+
 // ---------------------------------------------------------------- the shapes
 
 /// A blitz version, run inside `install_with_worker` of a blitz pool.
@@ -579,6 +657,27 @@ fn shapes() -> Vec<Shape> {
             blitz: Some(|w, l| quad_chain_blitz(w, QUATERNARY_DEPTH, 0, l)),
             rayon: Some(|l| quad_chain_rayon(QUATERNARY_DEPTH, 0, l)),
             chili: Some(|s, l| quad_chain_chili(s, QUATERNARY_DEPTH, 0, l)),
+        },
+        Shape {
+            name: "chain 512, leaf first",
+            seq: |l| chain_seq(LEAVES, l),
+            blitz: Some(|w, l| leaf_chain_blitz(w, LEAVES, l)),
+            rayon: Some(|l| leaf_chain_rayon(LEAVES, l)),
+            chili: Some(|s, l| leaf_chain_chili(s, LEAVES, l)),
+        },
+        Shape {
+            name: "scope 512 spawns",
+            seq: loop_seq,
+            blitz: Some(|_, l| spawn_blitz(l)),
+            rayon: Some(spawn_rayon),
+            chili: None,
+        },
+        Shape {
+            name: "par_iter map-sum 512",
+            seq: loop_seq,
+            blitz: Some(|_, l| iter_blitz(l)),
+            rayon: Some(iter_rayon),
+            chili: None,
         },
     ]
 }
