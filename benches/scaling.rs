@@ -659,7 +659,7 @@ fn shapes() -> Vec<Shape> {
             chili: Some(|s, l| quad_chain_chili(s, QUATERNARY_DEPTH, 0, l)),
         },
         Shape {
-            name: "chain 512, leaf first",
+            name: "chain 512 leaf first",
             seq: |l| chain_seq(LEAVES, l),
             blitz: Some(|w, l| leaf_chain_blitz(w, LEAVES, l)),
             rayon: Some(|l| leaf_chain_rayon(LEAVES, l)),
