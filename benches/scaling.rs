@@ -542,11 +542,14 @@ fn leaf_indices() -> Vec<u64> {
     (0..LEAVES).collect()
 }
 
-fn iter_blitz(leaf: Duration) -> u64 {
-    use blitz::prelude::ParallelIterator as _;
-    blitz::prelude::IntoParallelRefIterator::par_iter(&leaf_indices()[..])
-        .map(|&i| work(leaf, i))
-        .sum()
+/// In a module of its own: blitz's prelude keeps rayon's trait names, which this file imports.
+mod blitz_iter {
+    use super::{Duration, leaf_indices, work};
+    use blitz::prelude::*;
+
+    pub(super) fn map_sum(leaf: Duration) -> u64 {
+        leaf_indices().par_iter().map(|&i| work(leaf, i)).sum()
+    }
 }
 
 fn iter_rayon(leaf: Duration) -> u64 {
@@ -675,7 +678,7 @@ fn shapes() -> Vec<Shape> {
         Shape {
             name: "par_iter map-sum 512",
             seq: loop_seq,
-            blitz: Some(|_, l| iter_blitz(l)),
+            blitz: Some(|_, l| blitz_iter::map_sum(l)),
             rayon: Some(iter_rayon),
             chili: None,
         },
