@@ -37,8 +37,9 @@ pub(super) fn expand(
         return Err(e);
     }
     if rw.forks == 0 {
-        if callee.calls_itself_in_closure_or_loop(&func.block) {
-            // Calls in closures and loops are not fork points: the fn runs as written.
+        if rw.kept_in_order || callee.calls_itself_in_closure_or_loop(&func.block) {
+            // Calls in closures and loops are not fork points, nor are statements that change
+            // what each other use: the fn runs as written.
             return Ok(func.to_token_stream());
         }
         return Err(rw

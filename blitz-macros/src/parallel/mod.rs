@@ -1,8 +1,8 @@
 //! `#[parallel]`: turns sibling recursive calls of a fn into fork/joins.
 //!
 //! - parse (`args`): the attribute's arguments and the fn;
-//! - analyse: the fn as a callee and its recursive calls (`recursion`), where its fast copy
-//!   can live (`placement`);
+//! - analyse: the fn as a callee and its recursive calls (`recursion`), what statements read
+//!   and change (`dependencies`), where its fast copy can live (`placement`);
 //! - expand: the fork points (`rewrite`) and the wrapper and copy around them (`expand`).
 //!
 //! The fn becomes a wrapper that looks the worker up once and calls a copy of the fn that
@@ -12,6 +12,7 @@
 //! pools and under `cutoff` as the sequential program (see the runtime's `ForkContext`).
 
 mod args;
+mod dependencies;
 mod expand;
 mod placement;
 mod recursion;

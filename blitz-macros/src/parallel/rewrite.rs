@@ -20,12 +20,13 @@
 use std::collections::HashSet;
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Item, Pat, Path, Stmt, Token};
 
+use super::dependencies::{Conflict, RunNames, StmtNames, assignment};
 use super::placement::Placement;
 use super::recursion::{CallForm, Callee};
 use crate::common::{self, Branch, EscapeCheck};
@@ -54,6 +55,9 @@ pub(super) struct Rewriter<'a> {
     pub(super) unforkable_statement: Option<syn::Error>,
     /// Inside a loop: no fork points, but calls are still redirected.
     in_loop: usize,
+    /// Some statements that recurse were kept in order because they change a binding that
+    /// another one uses (`total += l.sum();` twice).
+    pub(super) kept_in_order: bool,
 }
 
 impl<'a> Rewriter<'a> {
@@ -72,6 +76,7 @@ impl<'a> Rewriter<'a> {
             error: None,
             unforkable_statement: None,
             in_loop: 0,
+            kept_in_order: false,
         }
     }
 
@@ -144,9 +149,15 @@ impl<'a> Rewriter<'a> {
         }
     }
 
-    /// Forks the recursive-call operands among `ops` if there are at least two, returning the
+    /// Forks the recursive-call operands among `ops` if there are at least two. Returns what
+    /// must be evaluated before the fork, in source order (see [`Hoisted`]), and the
     /// `let (r0, ..) = fork;` statement; the operands are replaced by the results.
-    fn fork_operands(&mut self, ops: Vec<&mut Expr>, span: Span) -> Option<TokenStream> {
+    fn fork_operands(
+        &mut self,
+        ops: Vec<&mut Expr>,
+        receiver_first: bool,
+        span: Span,
+    ) -> Option<(Vec<Hoisted>, TokenStream)> {
         let callee = self.callee;
         // An operand built on a recursive call forks that call; one that makes a recursive
         // call otherwise (through a closure passed to a call) forks as a whole.
@@ -161,6 +172,7 @@ impl<'a> Rewriter<'a> {
             }
             return None;
         }
+        let mut hoisted = Vec::new();
         let mut branches = Vec::new();
         for op in ops {
             let span = op.span();
@@ -170,6 +182,12 @@ impl<'a> Rewriter<'a> {
                 &mut *op
             } else {
                 self.visit_expr_mut(op);
+                // Sequentially, an operand left of the first forked call runs before it. A
+                // method's receiver may be borrowed mutably by the method: it binds `mut`.
+                if branches.is_empty() && is_hoistable_value(op) {
+                    let mutable = receiver_first && hoisted.is_empty();
+                    hoisted.push(Hoisted::take(op, hoisted.len(), mutable));
+                }
                 continue;
             };
             if let Err(e) = common::check_escapes(
@@ -186,6 +204,9 @@ impl<'a> Rewriter<'a> {
             }
             let r = common::result_ident(branches.len());
             let mut call = std::mem::replace(slot, syn::parse_quote!(#r));
+            if callee.is_call(&call) {
+                self.hoist_arguments(&mut call, &mut hoisted);
+            }
             self.visit_expr_mut(&mut call);
             branches.push(Branch {
                 span,
@@ -196,7 +217,32 @@ impl<'a> Rewriter<'a> {
             self.visit_expr_mut(op);
         }
         let (fork, pat) = self.fork(&branches, &branches, span);
-        Some(quote!(let #pat = #fork;))
+        Some((hoisted, quote!(let #pat = #fork;)))
+    }
+
+    /// Evaluates the arguments of a forked recursive call that call something before the
+    /// fork, as the sequential call would before running: the branch then only moves the value
+    /// in, so one call may take a clone of what the next one takes by value
+    /// (`f(s.clone()) + f(s)`), and effects in arguments happen in source order. Arguments
+    /// that only read (`n - 1`, `&v[..mid]`) stay, and so do closures (their parameter types
+    /// are inferred from the callee) and arguments that recurse themselves (they fork where
+    /// they are).
+    fn hoist_arguments(&mut self, call: &mut Expr, hoisted: &mut Vec<Hoisted>) {
+        let args = match call {
+            Expr::Call(c) => &mut c.args,
+            Expr::MethodCall(m) => &mut m.args,
+            _ => return,
+        };
+        for arg in args.iter_mut() {
+            let keep = matches!(arg, Expr::Closure(_))
+                || !makes_any_call(arg)
+                || self.callee.makes_call(arg);
+            if keep {
+                continue;
+            }
+            self.visit_expr_mut(arg);
+            hoisted.push(Hoisted::take(arg, hoisted.len(), false));
+        }
     }
 
     /// Statement-level fork points: runs of independent statements that each make a
@@ -206,25 +252,22 @@ impl<'a> Rewriter<'a> {
         let stmts = std::mem::take(&mut block.stmts);
         let mut out = Vec::new();
         let mut group: Vec<Stmt> = Vec::new();
-        let mut bound: HashSet<String> = HashSet::new();
+        let mut run = RunNames::default();
         for stmt in stmts {
             if self.groupable(&stmt) {
-                let mut binds = HashSet::new();
-                if let Stmt::Local(l) = &stmt {
-                    collect_pat_idents(&l.pat, &mut binds);
-                }
-                // A later statement that uses an earlier one's binding depends on it; one that
-                // rebinds a name cannot share the group's single `let` pattern.
-                let depends = mentions_any(&stmt, &bound) || !binds.is_disjoint(&bound);
-                if !group.is_empty() && depends {
+                let names = StmtNames::of(&stmt, self.callee);
+                if !group.is_empty()
+                    && let Some(conflict) = run.conflict_with(&names)
+                {
+                    self.kept_in_order |= conflict == Conflict::Changes;
                     self.flush(&mut group, &mut out, false);
-                    bound.clear();
+                    run = RunNames::default();
                 }
-                bound.extend(binds);
+                run.add(names);
                 group.push(stmt);
             } else {
                 self.flush(&mut group, &mut out, false);
-                bound.clear();
+                run = RunNames::default();
                 out.push((stmt, false));
             }
         }
@@ -234,12 +277,24 @@ impl<'a> Rewriter<'a> {
     }
 
     fn groupable(&mut self, stmt: &Stmt) -> bool {
+        // An attribute (`#[cfg(..)]`, a lint level) belongs to the statement as written: the
+        // statement stays as it is, outside any fork.
+        let has_attribute = matches!(
+            stmt.to_token_stream().into_iter().next(),
+            Some(TokenTree::Punct(p)) if p.as_char() == '#'
+        );
+        if has_attribute {
+            return false;
+        }
         let expr = match stmt {
             Stmt::Local(l) => match &l.init {
                 Some(init) if init.diverge.is_none() => &*init.expr,
                 _ => return false,
             },
-            Stmt::Expr(e, _) => e,
+            Stmt::Expr(e, _) => match assignment(e) {
+                Some((_, _, value)) => value,
+                None => e,
+            },
             _ => return false,
         };
         let (inner, _) = common::peel_try(expr);
@@ -269,15 +324,41 @@ impl<'a> Rewriter<'a> {
             out.extend(group.drain(..).map(|s| (s, false)));
             return;
         }
-        let tail = at_end && matches!(group.last(), Some(Stmt::Expr(_, None)));
+        let tail =
+            at_end && matches!(group.last(), Some(Stmt::Expr(e, None)) if assignment(e).is_none());
         let group_span = group[0].span();
         let mut branches = Vec::new();
         let mut values = Vec::new();
         let mut pats = Vec::new();
         let mut types = Vec::new();
         let mut results = Vec::new();
+        // Assignments (`x = f(a);`, `x += f(a);`) fork their value and assign it after the
+        // join, in order: the place is not captured by a branch.
+        let mut assignments = Vec::new();
         for (i, stmt) in group.drain(..).enumerate() {
             let span = stmt.span();
+            if let Stmt::Expr(e, _) = &stmt
+                && let Some((place, op, value)) = assignment(e)
+            {
+                let (place, op) = (place.clone(), op.clone());
+                let mut value = value.clone();
+                let (mut inner, tries) = peel_try_owned(&mut value);
+                self.visit_expr_mut(&mut inner);
+                branches.push(Branch {
+                    span,
+                    body: inner.to_token_stream(),
+                });
+                values.push(Branch {
+                    span,
+                    body: inner.to_token_stream(),
+                });
+                let result = common::apply_tries(&common::result_ident(i), &tries);
+                assignments.push(quote_spanned!(span=> #place #op #result;));
+                pats.push(quote!(_));
+                types.push(quote!(_));
+                results.push(quote!(()));
+                continue;
+            }
             let (pat, ty, mut expr) = match stmt {
                 Stmt::Local(l) => {
                     let (pat, ty) = match l.pat {
@@ -326,10 +407,86 @@ impl<'a> Rewriter<'a> {
             syn::parse_quote!(let (#(#pats,)*) #ty = (#(#results,)*);),
             true,
         ));
+        for assign in assignments {
+            out.push((syn::parse_quote!(#assign), true));
+        }
         if let Some(value) = tail_value {
             out.push((Stmt::Expr(syn::parse_quote!(#value), None), true));
         }
     }
+}
+
+/// A value evaluated before a fork, bound by a `match` around it and replaced by its name
+/// where it stood.
+struct Hoisted {
+    name: Ident,
+    value: Expr,
+    /// A method's receiver, which the method may borrow mutably.
+    mutable: bool,
+}
+
+impl Hoisted {
+    fn take(e: &mut Expr, index: usize, mutable: bool) -> Hoisted {
+        let name = format_ident!("__blitz_v{}", index, span = Span::mixed_site());
+        let value = std::mem::replace(e, syn::parse_quote!(#name));
+        Hoisted {
+            name,
+            value,
+            mutable,
+        }
+    }
+}
+
+/// Whether moving `e` into a binding before the fork keeps its meaning: a value that may
+/// have effects (it calls something), not a place. A place (`x`, `v[i]`, `*p`, `s.field`)
+/// would be moved out of where an operator only borrows it, and reading one has no effect
+/// whose order could change.
+fn is_hoistable_value(e: &Expr) -> bool {
+    let value = match e {
+        Expr::Paren(p) => return is_hoistable_value(&p.expr),
+        Expr::Path(_) | Expr::Field(_) | Expr::Index(_) | Expr::Lit(_) => false,
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)),
+        _ => true,
+    };
+    value && makes_any_call(e)
+}
+
+/// Whether `e` calls anything (a fn, a method, a macro) or assigns, outside closures.
+fn makes_any_call(e: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Closure(_) | Expr::Async(_) => {}
+                Expr::Call(_) | Expr::MethodCall(_) | Expr::Macro(_) | Expr::Assign(_) => {
+                    self.0 = true
+                }
+                Expr::Binary(b) if is_assign_op(&b.op) => self.0 = true,
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut f = Finder(false);
+    f.visit_expr(e);
+    f.0
+}
+
+pub(super) fn is_assign_op(op: &BinOp) -> bool {
+    use BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }
 
 /// Peels parens and `?` from an owned expression, returning the inner one and the `?`s.
@@ -433,23 +590,23 @@ impl VisitMut for Rewriter<'_> {
                 let mut ops = Vec::new();
                 binary_leaves(&mut b.left, &mut ops);
                 binary_leaves(&mut b.right, &mut ops);
-                self.fork_operands(ops, span)
+                self.fork_operands(ops, false, span)
             }
-            Expr::Tuple(t) => self.fork_operands(t.elems.iter_mut().collect(), span),
-            Expr::Array(a) => self.fork_operands(a.elems.iter_mut().collect(), span),
+            Expr::Tuple(t) => self.fork_operands(t.elems.iter_mut().collect(), false, span),
+            Expr::Array(a) => self.fork_operands(a.elems.iter_mut().collect(), false, span),
             Expr::Call(c) => {
-                let fork = self.fork_operands(c.args.iter_mut().collect(), span);
+                let fork = self.fork_operands(c.args.iter_mut().collect(), false, span);
                 self.visit_expr_mut(&mut c.func);
                 fork
             }
             Expr::MethodCall(m) => {
                 let mut ops: Vec<&mut Expr> = vec![&mut *m.receiver];
                 ops.extend(m.args.iter_mut());
-                self.fork_operands(ops, span)
+                self.fork_operands(ops, true, span)
             }
             Expr::Struct(s) => {
                 let fields = s.fields.iter_mut().map(|f| &mut f.expr).collect();
-                let fork = self.fork_operands(fields, span);
+                let fork = self.fork_operands(fields, false, span);
                 if let Some(rest) = &mut s.rest {
                     self.visit_expr_mut(rest);
                 }
@@ -462,9 +619,21 @@ impl VisitMut for Rewriter<'_> {
         };
         // The operands are done; what is left is this node itself being a recursive call.
         self.redirect(e);
-        if let Some(join) = fork {
+        if let Some((hoisted, join)) = fork {
             let inner = std::mem::replace(e, syn::parse_quote!(()));
-            *e = syn::parse2(quote_spanned!(span=> { #join #inner })).expect("block");
+            let mut body = quote_spanned!(span=> { #join #inner });
+            // Innermost last: the values bind in source order, and each `match` keeps its
+            // value's temporaries alive to the end, as the enclosing statement would.
+            for h in hoisted.into_iter().rev() {
+                let (name, value) = (h.name, h.value);
+                let pat = if h.mutable {
+                    quote!(#[allow(unused_mut)] mut #name)
+                } else {
+                    quote!(#name)
+                };
+                body = quote_spanned!(span=> { match #value { #pat => #body } });
+            }
+            *e = syn::parse2(body).expect("block");
         }
     }
 
@@ -510,7 +679,7 @@ impl VisitMut for Rewriter<'_> {
     fn visit_item_mut(&mut self, _: &mut Item) {}
 }
 
-fn collect_pat_idents(pat: &Pat, out: &mut HashSet<String>) {
+pub(super) fn collect_pat_idents(pat: &Pat, out: &mut HashSet<String>) {
     struct C<'a>(&'a mut HashSet<String>);
     impl<'ast> Visit<'ast> for C<'_> {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
@@ -519,16 +688,4 @@ fn collect_pat_idents(pat: &Pat, out: &mut HashSet<String>) {
         }
     }
     C(out).visit_pat(pat);
-}
-
-/// Conservative: any identifier token equal to a bound name counts as a use.
-fn mentions_any(stmt: &Stmt, names: &HashSet<String>) -> bool {
-    fn go(tokens: TokenStream, names: &HashSet<String>) -> bool {
-        tokens.into_iter().any(|tt| match tt {
-            TokenTree::Ident(i) => names.contains(&i.to_string()),
-            TokenTree::Group(g) => go(g.stream(), names),
-            _ => false,
-        })
-    }
-    go(stmt.to_token_stream(), names)
 }
