@@ -129,11 +129,60 @@ impl ToTokens for ForkJoin {
     }
 }
 
-/// Entry point: parse, analyse, expand.
+/// Parse, analyse, expand: the expansion or the error alone (the unit tests' view).
+#[cfg(test)]
 pub(crate) fn fork_join(input: TokenStream) -> syn::Result<TokenStream> {
     let fj: ForkJoin = syn::parse2(input)?;
     analyse(&fj)?;
     Ok(expand(&fj))
+}
+
+/// Entry point: parse, analyse, expand; an error comes with the names the arms would have
+/// bound (see [`error_with_bindings`]).
+pub(crate) fn fork_join_or_error(input: TokenStream) -> TokenStream {
+    let fj: ForkJoin = match syn::parse2(input) {
+        Ok(fj) => fj,
+        Err(e) => return e.into_compile_error(),
+    };
+    match analyse(&fj) {
+        Ok(()) => expand(&fj),
+        Err(e) => error_with_bindings(&fj, e),
+    }
+}
+
+/// The error, and in the binding form the names the arms bind, bound to a diverging value: the
+/// code after the macro then type-checks without a "cannot find value" for each name.
+fn error_with_bindings(fj: &ForkJoin, error: syn::Error) -> TokenStream {
+    let mut names = Vec::new();
+    for binding in fj.arms.iter().filter_map(|a| a.binding.as_ref()) {
+        pat_idents(&binding.pat, &mut names);
+    }
+    let error = error.into_compile_error();
+    if names.is_empty() {
+        return error;
+    }
+    let (muts, names): (Vec<_>, Vec<_>) = names.into_iter().unzip();
+    quote! {
+        #error;
+        #[allow(unused_mut)]
+        let (#(#muts #names,)*);
+        #[allow(unreachable_code)]
+        {
+            #(#names = loop {};)*
+        }
+    }
+}
+
+/// The names a pattern binds, each with its `mut`.
+fn pat_idents(pat: &Pat, out: &mut Vec<(Option<Token![mut]>, Ident)>) {
+    struct Names<'a>(&'a mut Vec<(Option<Token![mut]>, Ident)>);
+    impl<'ast> syn::visit::Visit<'ast> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push((p.mutability, p.ident.clone()));
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    syn::visit::Visit::visit_pat(&mut Names(out), pat);
 }
 
 /// The user errors: too few arms, mixed forms, refutable patterns, escaping control flow.

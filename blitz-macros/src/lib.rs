@@ -77,9 +77,7 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// with the build error. See "Which pool runs the work" in the `blitz` crate docs.
 #[proc_macro]
 pub fn fork_join(input: TokenStream) -> TokenStream {
-    fork_join::fork_join(input.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    fork_join::fork_join_or_error(input.into()).into()
 }
 
 /// A parallel `for` loop: `par_for!(pat in source [, grain = g] [, reduce(op: var)]* => body)`,

@@ -607,3 +607,21 @@ fn parallel_recursion_spreads_to_every_worker() {
         );
     }
 }
+
+/// `impl Trait` arguments with a turbofish on the recursive calls.
+#[blitz::parallel]
+fn count_matching<T: Send + Sync>(v: &[T], keep: &(impl Fn(&T) -> bool + Sync)) -> usize {
+    if v.len() <= 4 {
+        return v.iter().filter(|x| keep(x)).count();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    count_matching::<T>(l, keep) + count_matching::<T>(r, keep)
+}
+
+#[test]
+fn impl_trait_arguments_and_a_turbofish() {
+    let v: Vec<u32> = (0..1000).collect();
+    let pool = pool();
+    let evens = pool.install(|| count_matching(&v, &|x: &u32| x.is_multiple_of(2)));
+    assert_eq!(evens, 500);
+}

@@ -471,3 +471,40 @@ fn method_recursion_spreads_to_every_worker() {
     assert_eq!(pool.install(|| tree.height(&rv)), 9);
     assert!(rv.all_arrived(), "not every worker got a leaf");
 }
+
+/// An associated fn with no receiver and no mention of `Self`, recursing through its type's
+/// name.
+struct Forest {
+    kids: Vec<Forest>,
+}
+
+impl Forest {
+    #[blitz::parallel]
+    fn count(t: &Forest) -> u64 {
+        match t.kids.as_slice() {
+            [a, b] => 1 + Forest::count(a) + Forest::count(b),
+            kids => 1 + kids.iter().map(Forest::count).sum::<u64>(),
+        }
+    }
+
+    fn full(depth: u32) -> Forest {
+        let kids = if depth == 0 {
+            Vec::new()
+        } else {
+            vec![Forest::full(depth - 1), Forest::full(depth - 1)]
+        };
+        Forest { kids }
+    }
+}
+
+#[test]
+fn an_associated_fn_recurses_through_its_type_name() {
+    let forest = Forest::full(12);
+    for threads in [1, 2] {
+        let pool = blitz::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| Forest::count(&forest)), (1 << 13) - 1);
+    }
+}

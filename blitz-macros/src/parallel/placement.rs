@@ -35,6 +35,15 @@ pub(super) fn choose(func: &syn::ItemFn, is_method: bool) -> Placement {
     }
 }
 
+/// Whether the fn at `span` is written in an `impl` block (inherent or trait): an associated
+/// fn even without a receiver or a mention of `Self`, so `Type::name(..)` calls it.
+pub(super) fn is_in_impl(span: Span) -> bool {
+    matches!(
+        enclosing_block(span),
+        Some(Block::InherentImpl | Block::TraitImpl)
+    )
+}
+
 /// The kind of block a method is written in.
 #[derive(Debug, PartialEq, Eq)]
 enum Block {

@@ -24,8 +24,8 @@ use proc_macro2::{TokenStream, TokenTree};
 /// What the annotated fn is.
 pub(super) struct Callee {
     pub(super) name: Ident,
-    /// A method or associated fn (it has a receiver or mentions `Self`), as opposed to a free
-    /// fn.
+    /// A method or associated fn (it has a receiver, mentions `Self`, or is written in an
+    /// `impl`), as opposed to a free fn.
     pub(super) is_method: bool,
     /// It has a receiver (`self`, `&self`, `self: Box<Self>`, ...).
     pub(super) has_receiver: bool,
@@ -33,6 +33,9 @@ pub(super) struct Callee {
     pub(super) arity: usize,
     /// It has type or const parameters (a recursive call may carry a turbofish).
     pub(super) generic: bool,
+    /// How many `impl Trait` argument types it has: the copy takes each as a type parameter,
+    /// after the fn's own, so a turbofish on a redirected call gets a `_` for each.
+    pub(super) impl_trait_args: usize,
 }
 
 /// How a recognised recursive call is spelled.
@@ -64,9 +67,11 @@ impl Callee {
             .map(ToTokens::to_token_stream);
         let mentions_self = mentions_self_type(sig.to_token_stream())
             || body_tokens.into_iter().any(mentions_self_type);
+        let is_method =
+            has_receiver || mentions_self || super::placement::is_in_impl(sig.fn_token.span);
         Ok(Callee {
             name: sig.ident.clone(),
-            is_method: has_receiver || mentions_self,
+            is_method,
             has_receiver,
             arity: sig
                 .inputs
@@ -78,6 +83,14 @@ impl Callee {
                 .params
                 .iter()
                 .any(|p| !matches!(p, GenericParam::Lifetime(_))),
+            impl_trait_args: sig
+                .inputs
+                .iter()
+                .map(|a| match a {
+                    FnArg::Typed(pt) => count_impl_traits(&pt.ty),
+                    FnArg::Receiver(_) => 0,
+                })
+                .sum(),
         })
     }
 
@@ -279,6 +292,20 @@ fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The `impl Trait`s in an argument type, not counting those in another's bounds (the copy
+/// makes a type parameter of each outermost one).
+fn count_impl_traits(ty: &syn::Type) -> usize {
+    struct Counter(usize);
+    impl<'ast> Visit<'ast> for Counter {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 += 1;
+        }
+    }
+    let mut c = Counter(0);
+    c.visit_type(ty);
+    c.0
 }
 
 fn mentions_self_type(tokens: TokenStream) -> bool {

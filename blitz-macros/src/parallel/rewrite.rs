@@ -133,7 +133,10 @@ impl<'a> Rewriter<'a> {
                 let seg = p.path.segments.last_mut().expect("a path");
                 seg.ident = Ident::new(&copy.to_string(), seg.ident.span());
                 if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
-                    args.args.push(syn::parse_quote!(_));
+                    // The copy's `impl Trait` parameters, then its context's.
+                    for _ in 0..=self.callee.impl_trait_args {
+                        args.args.push(syn::parse_quote!(_));
+                    }
                 }
                 let at = usize::from(form == CallForm::SelfPath && self.callee.has_receiver);
                 c.args.insert(at, syn::parse_quote!(#cx));
@@ -141,7 +144,9 @@ impl<'a> Rewriter<'a> {
             (CallForm::PlaceMethod, Expr::MethodCall(m)) => {
                 m.method = Ident::new(&copy.to_string(), m.method.span());
                 if let Some(t) = &mut m.turbofish {
-                    t.args.push(syn::parse_quote!(_));
+                    for _ in 0..=self.callee.impl_trait_args {
+                        t.args.push(syn::parse_quote!(_));
+                    }
                 }
                 m.args.insert(0, syn::parse_quote!(#cx));
             }
@@ -621,6 +626,10 @@ impl VisitMut for Rewriter<'_> {
         self.redirect(e);
         if let Some((hoisted, join)) = fork {
             let inner = std::mem::replace(e, syn::parse_quote!(()));
+            // The braces are the macro's: located at the expression, but marked as expanded
+            // code, so lints on how the user's code is laid out (clippy's
+            // `possible_missing_else` after `if c { return x; } f(a) + f(b)`) skip them.
+            let span = span.resolved_at(Span::mixed_site());
             let mut body = quote_spanned!(span=> { #join #inner });
             // Innermost last: the values bind in source order, and each `match` keeps its
             // value's temporaries alive to the end, as the enclosing statement would.
