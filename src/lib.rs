@@ -201,19 +201,23 @@ pub mod __private {
             note = "reductions exist for the primitive integers (all operators), floats \
                     (`+ * min max`) and `bool` (`& | ^`)"
         )]
-        pub trait Reduce<Op>: Sized {
+        pub trait Reduce<Op>: Copy {
             /// The value that `combine` leaves the other operand unchanged with.
             fn identity() -> Self;
             /// The associative operation.
             fn combine(a: Self, b: Self) -> Self;
         }
 
-        /// The identity and combining function of `Op` for the type of `_target`. One call
-        /// per reduce clause, so a type without a reduction gets one error.
+        /// The target, and the identity and combining function of `Op` for its type. One
+        /// call per reduce clause, the only place the clause names its target, so a type
+        /// without a reduction, an immutable or an undeclared target gets one error.
         #[inline(always)]
         #[allow(clippy::type_complexity)]
-        pub fn ops<T: Reduce<Op>, Op>(_target: &T, _op: Op) -> (fn() -> T, fn(T, T) -> T) {
-            (T::identity, T::combine)
+        pub fn ops<T: Reduce<Op>, Op>(
+            target: &mut T,
+            _op: Op,
+        ) -> (&mut T, fn() -> T, fn(T, T) -> T) {
+            (target, T::identity, T::combine)
         }
 
         macro_rules! reduce_impl {

@@ -437,26 +437,38 @@ fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> TokenStream {
     for (i, (r, var)) in pf.reduces.iter().zip(targets).enumerate() {
         let at = var.span();
         let (id, op, acc) = (name("id", i, at), name("op", i, at), name("a", i, at));
+        // The target is named once, here (an undeclared one is one error, not one per use).
+        let target = name("t", i, at);
         let marker = r.op.marker();
         let pr_at = respan(pr.clone(), r.op_span);
         let marker = quote_spanned!(r.op_span=> #pr_at::reduce::#marker);
         let index = syn::Index::from(i);
-        types.push(
-            quote_spanned!(r.op_span=> let (#id, #op) = #pr_at::reduce::ops(&#var, #marker);),
-        );
+        // Errors about the target (not mutable, no reduction for its type) point at it.
+        let borrow = quote_spanned!(at=> &mut #var);
+        types.push(quote_spanned!(r.op_span=>
+            let (#target, #id, #op) = #pr_at::reduce::ops(#borrow, #marker);
+        ));
         inits.push(quote! {
             #[allow(unused_mut)]
             let mut #var = #id();
         });
         combines.push(quote!(#op(#x.#index, #y.#index)));
-        stores.push(quote_spanned!(at=> #var = #op(#var, #acc);));
+        // Reduction types are `Copy` (see `__private::reduce`).
+        stores.push(quote_spanned!(at=> *#target = #op(*#target, #acc);));
         accs.push(acc);
     }
+    // The source and grain first: they may read a target, which is then borrowed.
+    let (src, gr) = (
+        Ident::new("__blitz_source", Span::mixed_site()),
+        Ident::new("__blitz_grain", Span::mixed_site()),
+    );
     quote!({
+        let #src = #source;
+        let #gr = #grain;
         #(#types)*
         let (#(#accs,)*) = #pr::reduce_pieces(
-            #source,
-            #grain,
+            #src,
+            #gr,
             |#piece| {
                 #(#inits)*
                 #the_loop
@@ -530,11 +542,13 @@ mod tests {
         .to_string();
         let p = quote!(::blitz::__private);
         let want = quote!({
-            let (__blitz_id0, __blitz_op0) = #p::reduce::ops(&sum, #p::reduce::Add);
-            let (__blitz_id1, __blitz_op1) = #p::reduce::ops(&hi, #p::reduce::Max);
+            let __blitz_source = #p::source(0..n);
+            let __blitz_grain = 0usize;
+            let (__blitz_t0, __blitz_id0, __blitz_op0) = #p::reduce::ops(&mut sum, #p::reduce::Add);
+            let (__blitz_t1, __blitz_id1, __blitz_op1) = #p::reduce::ops(&mut hi, #p::reduce::Max);
             let (__blitz_a0, __blitz_a1,) = #p::reduce_pieces(
-                #p::source(0..n),
-                0usize,
+                __blitz_source,
+                __blitz_grain,
                 |__blitz_piece| {
                     #[allow(unused_mut)]
                     let mut sum = __blitz_id0();
@@ -548,8 +562,8 @@ mod tests {
                     __blitz_op1(__blitz_x.1, __blitz_y.1),
                 ),
             );
-            sum = __blitz_op0(sum, __blitz_a0);
-            hi = __blitz_op1(hi, __blitz_a1);
+            *__blitz_t0 = __blitz_op0(*__blitz_t0, __blitz_a0);
+            *__blitz_t1 = __blitz_op1(*__blitz_t1, __blitz_a1);
         });
         assert_eq!(
             crate::common::normalize(got),

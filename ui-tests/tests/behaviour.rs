@@ -625,3 +625,12 @@ fn impl_trait_arguments_and_a_turbofish() {
     let evens = pool.install(|| count_matching(&v, &|x: &u32| x.is_multiple_of(2)));
     assert_eq!(evens, 500);
 }
+
+#[test]
+fn a_reduce_target_may_bound_its_own_loop() {
+    let pool = pool();
+    let mut total = 100u64;
+    // The source reads `total` before the loop reduces into it.
+    pool.install(|| blitz::par_for!(x in 0..total, grain = (total / 10) as usize, reduce(+: total) => total += x));
+    assert_eq!(total, 100 + 99 * 100 / 2);
+}
