@@ -43,14 +43,29 @@ pub trait FromParallelIterator<T: Send>: Sized {
 /// The leaf of in-place collection: writes a piece's items at `target + offset`.
 struct WriteLeaf<T> {
     target: SendPtr<T>,
+    /// The slots reserved at `target`.
+    capacity: usize,
+}
+
+/// Checks that the piece `[offset, offset + len)` lies within `capacity` reserved slots.
+/// The engine's pieces tile the source (it checks every split), but the source's length is
+/// its own claim: an indexed iterator whose producer holds more items than its `len` says
+/// must panic, not write past the reservation.
+fn check_piece(offset: usize, len: usize, capacity: usize) {
+    assert!(
+        offset <= capacity && len <= capacity - offset,
+        "blitz: an indexed parallel iterator yielded more items than its length ({capacity})"
+    );
 }
 
 impl<T: Send> Leaf<T> for WriteLeaf<T> {
     type Output = WrittenRun<T>;
 
     fn run<I: Iterator<Item = T>>(&self, items: I, offset: usize, len: usize) -> WrittenRun<T> {
-        // SAFETY: `offset + len` is within the reserved spare capacity (the pieces tile the
-        // iterator's `len` items, and that many were reserved).
+        check_piece(offset, len, self.capacity);
+        // SAFETY: `offset + len <= capacity` (checked above), within the reserved spare
+        // capacity; no other piece overlaps `[offset, offset + len)` (the engine's pieces
+        // tile the source).
         let mut written = WrittenRun::new(unsafe { self.target.add(offset) }.get());
         for item in items {
             assert!(
@@ -78,7 +93,11 @@ fn append_known_len<I: ParallelIterator>(len: usize, iter: I, vec: &mut Vec<I::I
     vec.reserve(len);
     let spare: &mut [MaybeUninit<I::Item>] = &mut vec.spare_capacity_mut()[..len];
     let target = SendPtr(spare.as_mut_ptr().cast::<I::Item>());
-    let written = run(iter, WriteLeaf { target }, &NeverStop, WrittenRun::append);
+    let leaf = WriteLeaf {
+        target,
+        capacity: len,
+    };
+    let written = run(iter, leaf, &NeverStop, WrittenRun::append);
     // Every piece reported in; fewer items than promised is a broken iterator, not UB.
     assert_eq!(
         written.len(),
@@ -292,7 +311,11 @@ where
             let (mut a, mut b) = (Vec::with_capacity(len), Vec::with_capacity(len));
             let target_a = SendPtr(a.as_mut_ptr());
             let target_b = SendPtr(b.as_mut_ptr());
-            let leaf = UnzipLeaf { target_a, target_b };
+            let leaf = UnzipLeaf {
+                target_a,
+                target_b,
+                capacity: len,
+            };
             let (written_a, written_b) = run(
                 iter,
                 leaf,
@@ -333,12 +356,15 @@ where
 struct UnzipLeaf<A, B> {
     target_a: SendPtr<A>,
     target_b: SendPtr<B>,
+    /// The slots reserved at each target.
+    capacity: usize,
 }
 
 impl<A: Send, B: Send> Leaf<(A, B)> for UnzipLeaf<A, B> {
     type Output = (WrittenRun<A>, WrittenRun<B>);
 
     fn run<I: Iterator<Item = (A, B)>>(&self, items: I, offset: usize, len: usize) -> Self::Output {
+        check_piece(offset, len, self.capacity);
         // SAFETY: as in `WriteLeaf::run`, for both targets.
         let (start_a, start_b) = unsafe { (self.target_a.add(offset), self.target_b.add(offset)) };
         let mut written_a = WrittenRun::new(start_a.get());

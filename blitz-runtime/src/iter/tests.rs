@@ -399,3 +399,59 @@ fn an_expensive_loop_uses_every_worker() {
     assert_eq!(per_worker.iter().sum::<usize>(), items);
     assert!(per_worker.iter().all(|&n| n > 0), "{per_worker:?}");
 }
+
+/// An indexed iterator written in safe code whose `len` is wrong: its producer holds `real`
+/// items, and it claims `claimed`.
+struct WrongLen {
+    real: u64,
+    claimed: usize,
+}
+
+impl ParallelIterator for WrongLen {
+    type Item = u64;
+
+    fn with_producer<CB: super::ProducerCallback<u64>>(self, callback: CB) -> CB::Output {
+        (0..self.real).into_par_iter().with_producer(callback)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.claimed)
+    }
+}
+
+impl IndexedParallelIterator for WrongLen {
+    fn len(&self) -> usize {
+        self.claimed
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn collecting_an_iterator_with_a_wrong_len_panics_instead_of_writing_past_the_vec() {
+    let real = if cfg!(miri) { 40 } else { 100_000 };
+    on_pools(|| {
+        for claimed in [0, 1, real as usize / 2, real as usize + 1] {
+            let iter = || WrongLen { real, claimed };
+            let collected = panic::catch_unwind(AssertUnwindSafe(|| iter().collect::<Vec<_>>()));
+            let message = panic_message(collected.expect_err("a wrong len is caught"));
+            assert!(message.contains("than its length"), "{message}");
+            let unzipped = panic::catch_unwind(AssertUnwindSafe(|| {
+                iter().map(|x| (x, x)).unzip::<_, _, Vec<_>, Vec<_>>()
+            }));
+            let message = panic_message(unzipped.expect_err("a wrong len is caught"));
+            assert!(message.contains("than its length"), "{message}");
+        }
+        // The pool still works.
+        assert_eq!(
+            (0..real).into_par_iter().collect::<Vec<_>>().len(),
+            real as usize
+        );
+    });
+}

@@ -233,7 +233,7 @@ where
     loop {
         let len = rest.par_len();
         let (piece, tail) = if stop.skip(offset, len) {
-            let (empty, skipped) = rest.par_split_at(0);
+            let (empty, skipped) = split_at_checked(rest, 0);
             drop(skipped);
             (empty, None)
         } else {
@@ -297,7 +297,23 @@ fn run_leaf<P, T, L: Fn(P, usize) -> T>(leaf: &L, piece: P, offset: usize) -> T 
 /// Splits off the first `len` items (all of them if there are fewer).
 fn split_front<P: ParallelSource>(source: P, len: usize) -> (P, P) {
     let at = len.min(source.par_len());
-    source.par_split_at(at)
+    split_at_checked(source, at)
+}
+
+/// `source.par_split_at(at)` (`at <= source.par_len()`), checked: the pieces must hold `at`
+/// and the rest of the items. The offsets the engine hands to leaves are computed from these
+/// lengths, and in-place collection writes at those offsets; `ParallelSource` is a safe trait,
+/// so a wrong implementation must panic here rather than make two pieces overlap.
+fn split_at_checked<P: ParallelSource>(source: P, at: usize) -> (P, P) {
+    let len = source.par_len();
+    let (left, right) = source.par_split_at(at);
+    let (left_len, right_len) = (left.par_len(), right.par_len());
+    assert!(
+        left_len == at && right_len == len - at,
+        "blitz: a parallel source of {len} items split at {at} into pieces of {left_len} and \
+         {right_len} items (`par_split_at` and `par_len` disagree)"
+    );
+    (left, right)
 }
 
 /// The result of a skipped piece: `leaf` on its empty front; the rest is dropped.
@@ -306,7 +322,7 @@ where
     P: ParallelSource,
     L: Fn(P, usize) -> T,
 {
-    let (empty, _dropped) = source.par_split_at(0);
+    let (empty, _dropped) = split_at_checked(source, 0);
     leaf(empty, offset)
 }
 
@@ -338,7 +354,7 @@ where
         return leaf(source, offset);
     }
     let mid = len / 2;
-    let (left, right) = source.par_split_at(mid);
+    let (left, right) = split_at_checked(source, mid);
     let forker = worker.index();
     let (a, b) = worker.join(
         |w| split(w, left, offset, splitter, false, stop, leaf, combine),
@@ -493,5 +509,64 @@ mod tests {
         let ran_on = ran_on.into_inner().unwrap();
         assert_eq!(ran_on[0] + ran_on[1], items);
         assert!(ran_on[0] > 0 && ran_on[1] > 0, "{ran_on:?}");
+    }
+
+    /// A source whose halves disagree with where it was split: the right half repeats the
+    /// split point, so the two pieces would overlap by one item.
+    struct OverlappingSplit(std::ops::Range<usize>);
+
+    impl IntoIterator for OverlappingSplit {
+        type Item = usize;
+        type IntoIter = std::ops::Range<usize>;
+        fn into_iter(self) -> Self::IntoIter {
+            self.0
+        }
+    }
+
+    impl ParallelSource for OverlappingSplit {
+        fn par_len(&self) -> usize {
+            self.0.len()
+        }
+        fn par_split_at(self, index: usize) -> (Self, Self) {
+            let mid = self.0.start + index;
+            let back = mid.saturating_sub(1).max(self.0.start);
+            (
+                OverlappingSplit(self.0.start..mid),
+                OverlappingSplit(back..self.0.end),
+            )
+        }
+    }
+
+    #[test]
+    fn a_source_whose_split_disagrees_with_its_length_panics() {
+        ALWAYS_SHARE.store(true, std::sync::atomic::Ordering::Relaxed);
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let run = || {
+            drive(
+                OverlappingSplit(0..1000),
+                0,
+                &NeverStop,
+                &|piece: OverlappingSplit, _| piece.0.len(),
+                &|a, b| a + b,
+            )
+        };
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(run)));
+        let payload = caught.expect_err("the overlap is caught");
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(message.contains("disagree"), "{message}");
+        // The pool still works.
+        assert_eq!(
+            pool.install(|| drive(
+                0..10usize,
+                0,
+                &NeverStop,
+                &|p: std::ops::Range<usize>, _| p.len(),
+                &|a, b| a + b
+            )),
+            10
+        );
     }
 }
