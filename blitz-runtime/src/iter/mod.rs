@@ -16,6 +16,8 @@
 //!
 //! * Indexed iterators ([`IndexedParallelIterator`]) yield exactly one item per index of their
 //!   source, so they can be zipped, enumerated, searched by position and collected in place.
+//!   The traits are safe to implement, so nothing unsafe trusts them: an iterator whose `len`
+//!   disagrees with what its producer yields makes `collect` and `unzip` panic.
 //!   `filter`, `filter_map`, `flat_map_iter` and `fold` lose that.
 //! * Pieces are split by *source* index even below a `filter`, so a piece's offset orders it
 //!   among the others: the ordered searches (`find_first`, `position_last`, ...) rely on that.

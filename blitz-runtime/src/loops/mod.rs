@@ -43,6 +43,10 @@ pub use sources::{
 /// A splittable sequence for parallel loops.
 ///
 /// Splitting must preserve order: `par_split_at(i)` yields the first `i` items and the rest.
+/// The two halves' `par_len` must be `i` and the rest: the runtime checks it at every split
+/// and panics if not (the offsets it hands to leaves, which in-place collection writes at,
+/// are computed from those lengths). Iterating a piece should yield `par_len` items; in-place
+/// collection panics on more.
 ///
 /// Implement it to make a type usable with [`for_each_piece`], [`reduce_pieces`], the
 /// searches and `par_for!`:
