@@ -380,7 +380,7 @@ where
     P: Fn(I::Item) -> bool + Sync + Send,
 {
     search::<_, _, _, _, false>(iter, AnyHit::default(), |offset, index, item| {
-        predicate(item).then_some(offset + index)
+        predicate(item).then_some(offset.saturating_add(index))
     })
 }
 
@@ -390,7 +390,7 @@ where
     P: Fn(I::Item) -> bool + Sync + Send,
 {
     search::<_, _, _, _, false>(iter, FirstHit::default(), |offset, index, item| {
-        predicate(item).then_some(offset + index)
+        predicate(item).then_some(offset.saturating_add(index))
     })
 }
 
@@ -400,6 +400,6 @@ where
     P: Fn(I::Item) -> bool + Sync + Send,
 {
     search::<_, _, _, _, true>(iter, LastHit::default(), |offset, index, item| {
-        predicate(item).then_some(offset + index)
+        predicate(item).then_some(offset.saturating_add(index))
     })
 }

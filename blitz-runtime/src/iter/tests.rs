@@ -455,3 +455,39 @@ fn collecting_an_iterator_with_a_wrong_len_panics_instead_of_writing_past_the_ve
         );
     });
 }
+
+#[test]
+fn searches_over_ranges_longer_than_usize_max() {
+    if cfg!(miri) {
+        return;
+    }
+    on_pools(|| {
+        // `0..=u64::MAX` has one item more than `usize::MAX`; the `u128` ranges many more.
+        assert_eq!(
+            (0..=u64::MAX)
+                .into_par_iter()
+                .find_first(|&x| x == 1_000_000),
+            Some(1_000_000)
+        );
+        assert_eq!(
+            (i64::MIN..=i64::MAX)
+                .into_par_iter()
+                .find_any(|&x| x == i64::MIN + 5),
+            Some(i64::MIN + 5)
+        );
+        assert!((0..=u64::MAX).into_par_iter().any(|x| x == 3_000_000));
+        assert!((0..u128::MAX).into_par_iter().any(|x| x == 3_000_000));
+        // A hit past 2^64 must not look earlier than one near the start (offsets saturate
+        // instead of wrapping).
+        let first = (0..u128::MAX)
+            .into_par_iter()
+            .find_first(|&x| x == 5_000_000 || x >> 64 == 1);
+        assert_eq!(first, Some(5_000_000));
+        let first = (0..u128::MAX)
+            .into_par_iter()
+            .filter(|_| true)
+            .find_first(|&x| x == 5_000_000 || x >> 64 == 1);
+        assert_eq!(first, Some(5_000_000));
+    });
+    assert!(crate::loops::any(0..=u64::MAX, 0, |x| x == 5));
+}

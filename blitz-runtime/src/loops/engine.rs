@@ -253,7 +253,8 @@ where
         let Some(tail) = tail else {
             break;
         };
-        offset += step;
+        // Saturating: a source longer than `usize::MAX` items has offsets past it.
+        offset = offset.saturating_add(step);
         rest = tail;
         let elapsed = timestamp().wrapping_sub(started);
         if offset == step && elapsed >= SHARE_AFTER {
@@ -304,12 +305,17 @@ fn split_front<P: ParallelSource>(source: P, len: usize) -> (P, P) {
 /// and the rest of the items. The offsets the engine hands to leaves are computed from these
 /// lengths, and in-place collection writes at those offsets; `ParallelSource` is a safe trait,
 /// so a wrong implementation must panic here rather than make two pieces overlap.
+///
+/// A source with more than `usize::MAX` items (`0..=u64::MAX`, a long `u128` range) reports
+/// `usize::MAX`, so its rest may report anything from `usize::MAX - at` up. Its offsets
+/// saturate at `usize::MAX` (see `split`), where no in-place collection can write.
 fn split_at_checked<P: ParallelSource>(source: P, at: usize) -> (P, P) {
     let len = source.par_len();
     let (left, right) = source.par_split_at(at);
     let (left_len, right_len) = (left.par_len(), right.par_len());
+    let rest_fits = right_len == len - at || (len == usize::MAX && right_len >= len - at);
     assert!(
-        left_len == at && right_len == len - at,
+        left_len == at && rest_fits,
         "blitz: a parallel source of {len} items split at {at} into pieces of {left_len} and \
          {right_len} items (`par_split_at` and `par_len` disagree)"
     );
@@ -363,7 +369,7 @@ where
             split(
                 w,
                 right,
-                offset + mid,
+                offset.saturating_add(mid),
                 splitter,
                 stolen,
                 stop,

@@ -83,7 +83,8 @@ impl LastHit {
     /// Records a hit in the piece starting at `offset`.
     pub(crate) fn hit(&self, offset: usize) {
         // Relaxed: a hint (see the module docs).
-        self.0.fetch_max(offset + 1, Ordering::Relaxed);
+        self.0
+            .fetch_max(offset.saturating_add(1), Ordering::Relaxed);
     }
 }
 
@@ -245,7 +246,7 @@ where
 {
     search(source, grain, |piece, offset, stop| {
         scan(piece, offset, stop, |index, item| {
-            predicate(item).then_some(offset + index)
+            predicate(item).then_some(offset.saturating_add(index))
         })
     })
 }
