@@ -13,8 +13,10 @@ use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ptr;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::consumers::{Leaf, run};
+use super::until_flag::UntilFlag;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::loops::{NeverStop, drive};
 use crate::raw::{SendPtr, WrittenRun};
@@ -255,19 +257,25 @@ where
     E: Send,
 {
     /// Collects the `Ok` values; if some item is an `Err`, returns one of the errors (not
-    /// necessarily the first).
+    /// necessarily the first). An error stops the collection early: pieces look at a shared
+    /// flag before each item, so the closures before `collect` stop running soon after.
     fn from_par_iter<I>(iter: I) -> Self
     where
         I: IntoParallelIterator<Item = Result<T, E>>,
     {
         let error = Mutex::new(None);
-        let collection = iter
-            .into_par_iter()
+        let failed = AtomicBool::new(false);
+        let items = UntilFlag {
+            base: iter.into_par_iter(),
+            flag: &failed,
+        };
+        let collection = items
             .filter_map(|item| match item {
                 Ok(value) => Some(value),
                 Err(e) => {
                     let mut slot = error.lock().unwrap_or_else(|poison| poison.into_inner());
                     slot.get_or_insert(e);
+                    failed.store(true, Ordering::Relaxed);
                     None
                 }
             })
@@ -287,7 +295,8 @@ where
     C: FromParallelIterator<T>,
     T: Send,
 {
-    /// Collects the `Some` values; `None` if some item is `None`.
+    /// Collects the `Some` values; `None` if some item is `None`, stopping early as the
+    /// `Result` collection does.
     fn from_par_iter<I>(iter: I) -> Self
     where
         I: IntoParallelIterator<Item = Option<T>>,

@@ -31,6 +31,7 @@ mod sources;
 #[cfg(all(test, not(loom)))]
 mod tests;
 mod try_ops;
+mod until_flag;
 
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};

@@ -491,3 +491,47 @@ fn searches_over_ranges_longer_than_usize_max() {
     });
     assert!(crate::loops::any(0..=u64::MAX, 0, |x| x == 5));
 }
+
+#[test]
+fn collecting_into_result_or_option_stops_at_a_failure() {
+    let n: usize = if cfg!(miri) { 2_000 } else { 2_000_000 };
+    on_pools(|| {
+        let calls = AtomicUsize::new(0);
+        let collected: Result<Vec<usize>, usize> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                if i == 10 { Err(i) } else { Ok(i) }
+            })
+            .collect();
+        assert_eq!(collected, Err(10));
+        // Pieces already running when the error came stop at their next item, and pieces
+        // not started yield nothing: not every item is mapped (under Miri's scheduler a
+        // peer may get far before the error, so only the result is checked there).
+        let stopped_early = |calls: &AtomicUsize| cfg!(miri) || calls.load(Ordering::Relaxed) < n;
+        assert!(
+            stopped_early(&calls),
+            "{} calls",
+            calls.load(Ordering::Relaxed)
+        );
+
+        calls.store(0, Ordering::Relaxed);
+        let collected: Option<Vec<usize>> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                (i != 10).then_some(i)
+            })
+            .collect();
+        assert_eq!(collected, None);
+        assert!(
+            stopped_early(&calls),
+            "{} calls",
+            calls.load(Ordering::Relaxed)
+        );
+
+        // Without a failure, everything is collected, in order.
+        let all: Result<Vec<usize>, ()> = (0..n).into_par_iter().map(Ok).collect();
+        assert_eq!(all.unwrap(), (0..n).collect::<Vec<_>>());
+    });
+}

@@ -1,0 +1,111 @@
+//! `UntilFlag`: a parallel iterator that stops yielding once a shared flag is raised, so that
+//! a consumer can end early what the adaptors before it would otherwise go on computing
+//! (`collect` into a `Result` or an `Option` stops at a failure, as rayon's does).
+//!
+//! Each piece looks at the flag before pulling each item (one relaxed load); a piece started
+//! after the flag went up yields nothing. Not indexed: it may yield fewer items than its
+//! source.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::{ParallelIterator, ProducerCallback};
+use crate::loops::ParallelSource;
+
+/// The items of `base` until `flag` is raised.
+pub(super) struct UntilFlag<'a, I> {
+    pub(super) base: I,
+    pub(super) flag: &'a AtomicBool,
+}
+
+impl<I: ParallelIterator> ParallelIterator for UntilFlag<'_, I> {
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        return self.base.with_producer(Callback {
+            callback,
+            flag: self.flag,
+        });
+
+        struct Callback<'a, CB> {
+            callback: CB,
+            flag: &'a AtomicBool,
+        }
+
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = T>,
+            {
+                self.callback.call(UntilFlagProducer {
+                    base,
+                    flag: self.flag,
+                })
+            }
+        }
+    }
+}
+
+struct UntilFlagProducer<'a, P> {
+    base: P,
+    flag: &'a AtomicBool,
+}
+
+impl<P: ParallelSource> ParallelSource for UntilFlagProducer<'_, P> {
+    fn par_len(&self) -> usize {
+        self.base.par_len()
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.par_split_at(index);
+        (
+            UntilFlagProducer {
+                base: left,
+                flag: self.flag,
+            },
+            UntilFlagProducer {
+                base: right,
+                flag: self.flag,
+            },
+        )
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.base.par_min_len()
+    }
+
+    fn par_max_len(&self) -> usize {
+        self.base.par_max_len()
+    }
+}
+
+impl<'a, P: IntoIterator> IntoIterator for UntilFlagProducer<'a, P> {
+    type Item = P::Item;
+    type IntoIter = UntilFlagIter<'a, P::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        UntilFlagIter {
+            items: self.base.into_iter(),
+            flag: self.flag,
+        }
+    }
+}
+
+pub(super) struct UntilFlagIter<'a, It> {
+    items: It,
+    flag: &'a AtomicBool,
+}
+
+impl<It: Iterator> Iterator for UntilFlagIter<'_, It> {
+    type Item = It::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<It::Item> {
+        // Relaxed: a hint to stop early; what was yielded before it is kept either way.
+        if self.flag.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.items.next()
+    }
+}
