@@ -83,7 +83,7 @@ impl WorkRequestPoll<'_> {
     pub fn poll(self) {
         // Relaxed: a hint (see `ThreadInfo::work_wanted`).
         if request_is_fresh(self.flag.load(Ordering::Relaxed)) {
-            answer_request_of_current_worker(self.flag);
+            answer_request_of_current_worker::<()>(self.flag);
         }
     }
 
@@ -103,9 +103,15 @@ impl WorkRequestPoll<'_> {
 
 /// The out-of-line half of [`WorkRequestPoll::poll`]: `flag` was raised. The worker is looked
 /// up here, not carried in the handle, to keep the plain copy's fast path to one argument.
+///
+/// Generic (over nothing) so that it is instantiated in the crate of the generated code that
+/// polls: the poll then calls it directly. A call into another crate goes through the global
+/// offset table, and in a loop the optimiser keeps that address in a callee-saved register,
+/// which the plain copy then saved and restored at every call.
 #[cold]
 #[inline(never)]
-fn answer_request_of_current_worker(flag: &AtomicU8) {
+#[allow(clippy::extra_unused_type_parameters)]
+fn answer_request_of_current_worker<Local>(flag: &AtomicU8) {
     match Worker::current() {
         // The handle is `!Send`, so this is the worker it came from; checked all the same, as
         // answering for another worker would promote frames that are not ours to offer.
