@@ -334,6 +334,20 @@ pub(crate) fn apply_tries(result: &Ident, tries: &[Token![?]]) -> TokenStream {
     out
 }
 
+/// The bindings a pattern introduces (`a`, `mut b`, `c @ ..`), in order.
+pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
+    struct Bindings<'ast>(Vec<&'ast syn::PatIdent>);
+    impl<'ast> syn::visit::Visit<'ast> for Bindings<'ast> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p);
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut b = Bindings(Vec::new());
+    syn::visit::Visit::visit_pat(&mut b, pat);
+    b.0
+}
+
 /// Token strings compared in expansion tests, with trailing commas removed (rustfmt adds them
 /// to the expected side, the generated side has its own).
 #[cfg(test)]

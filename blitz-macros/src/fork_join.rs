@@ -153,10 +153,13 @@ pub(crate) fn fork_join_or_error(input: TokenStream) -> TokenStream {
 /// The error, and in the binding form the names the arms bind, bound to a diverging value: the
 /// code after the macro then type-checks without a "cannot find value" for each name.
 fn error_with_bindings(fj: &ForkJoin, error: syn::Error) -> TokenStream {
-    let mut names = Vec::new();
-    for binding in fj.arms.iter().filter_map(|a| a.binding.as_ref()) {
-        pat_idents(&binding.pat, &mut names);
-    }
+    let names: Vec<_> = fj
+        .arms
+        .iter()
+        .filter_map(|a| a.binding.as_ref())
+        .flat_map(|b| common::pat_bindings(&b.pat))
+        .map(|p| (p.mutability, p.ident.clone()))
+        .collect();
     let error = error.into_compile_error();
     if names.is_empty() {
         return error;
@@ -171,18 +174,6 @@ fn error_with_bindings(fj: &ForkJoin, error: syn::Error) -> TokenStream {
             #(#names = loop {};)*
         }
     }
-}
-
-/// The names a pattern binds, each with its `mut`.
-fn pat_idents(pat: &Pat, out: &mut Vec<(Option<Token![mut]>, Ident)>) {
-    struct Names<'a>(&'a mut Vec<(Option<Token![mut]>, Ident)>);
-    impl<'ast> syn::visit::Visit<'ast> for Names<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push((p.mutability, p.ident.clone()));
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    syn::visit::Visit::visit_pat(&mut Names(out), pat);
 }
 
 /// The user errors: too few arms, mixed forms, refutable patterns, escaping control flow.

@@ -12,7 +12,8 @@ use syn::visit::Visit;
 use syn::{Expr, Item, Stmt};
 
 use super::recursion::Callee;
-use super::rewrite::{collect_pat_idents, is_assign_op};
+use super::rewrite::is_assign_op;
+use crate::common::pat_bindings;
 
 /// `place = value` or `place op= value` where `place` is a binding (`x`), as a statement
 /// form whose value can be forked and assigned after the join.
@@ -51,7 +52,9 @@ impl StmtNames {
         };
         let branch = match stmt {
             Stmt::Local(l) => {
-                collect_pat_idents(&l.pat, &mut names.lets);
+                names
+                    .lets
+                    .extend(pat_bindings(&l.pat).iter().map(|p| p.ident.to_string()));
                 let init = l.init.as_ref().map(|i| &*i.expr);
                 init.inspect(|e| finder.visit_expr(e));
                 init.map(ToTokens::to_token_stream).unwrap_or_default()

@@ -17,8 +17,6 @@
 //! The arms hold the same branch text; each recursive call in it is redirected to the copy
 //! with the `cx` of its arm, so each arm recurses into the copy's instance for its context.
 
-use std::collections::HashSet;
-
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -179,7 +177,7 @@ impl<'a> Rewriter<'a> {
         }
         let mut hoisted = Vec::new();
         let mut branches = Vec::new();
-        for op in ops {
+        for (index, op) in ops.into_iter().enumerate() {
             let span = op.span();
             let slot = if built_on_call(op) {
                 call_slot(op, callee).expect("built on a call")
@@ -190,7 +188,7 @@ impl<'a> Rewriter<'a> {
                 // Sequentially, an operand left of the first forked call runs before it. A
                 // method's receiver may be borrowed mutably by the method: it binds `mut`.
                 if branches.is_empty() && is_hoistable_value(op) {
-                    let mutable = receiver_first && hoisted.is_empty();
+                    let mutable = receiver_first && index == 0;
                     hoisted.push(Hoisted::take(op, hoisted.len(), mutable));
                 }
                 continue;
@@ -686,15 +684,4 @@ impl VisitMut for Rewriter<'_> {
     }
 
     fn visit_item_mut(&mut self, _: &mut Item) {}
-}
-
-pub(super) fn collect_pat_idents(pat: &Pat, out: &mut HashSet<String>) {
-    struct C<'a>(&'a mut HashSet<String>);
-    impl<'ast> Visit<'ast> for C<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    C(out).visit_pat(pat);
 }

@@ -40,6 +40,7 @@ macro_rules! forward_source {
         }
     };
 }
+pub(super) use forward_source;
 
 /// Implements `IndexedParallelIterator` for an adaptor that keeps one item per base item.
 macro_rules! indexed_like_base {

@@ -8,6 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::adaptors::forward_source;
 use super::{ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
@@ -52,33 +53,7 @@ struct UntilFlagProducer<'a, P> {
     flag: &'a AtomicBool,
 }
 
-impl<P: ParallelSource> ParallelSource for UntilFlagProducer<'_, P> {
-    fn par_len(&self) -> usize {
-        self.base.par_len()
-    }
-
-    fn par_split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.base.par_split_at(index);
-        (
-            UntilFlagProducer {
-                base: left,
-                flag: self.flag,
-            },
-            UntilFlagProducer {
-                base: right,
-                flag: self.flag,
-            },
-        )
-    }
-
-    fn par_min_len(&self) -> usize {
-        self.base.par_min_len()
-    }
-
-    fn par_max_len(&self) -> usize {
-        self.base.par_max_len()
-    }
-}
+forward_source!(UntilFlagProducer<'a, P> { flag } where P: ParallelSource);
 
 impl<'a, P: IntoIterator> IntoIterator for UntilFlagProducer<'a, P> {
     type Item = P::Item;
