@@ -435,7 +435,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 #[test]
 fn collecting_an_iterator_with_a_wrong_len_panics_instead_of_writing_past_the_vec() {
-    let real = if cfg!(miri) { 40 } else { 100_000 };
+    let real = if cfg!(miri) { 24 } else { 100_000 };
     on_pools(|| {
         for claimed in [0, 1, real as usize / 2, real as usize + 1] {
             let iter = || WrongLen { real, claimed };
@@ -494,7 +494,7 @@ fn searches_over_ranges_longer_than_usize_max() {
 
 #[test]
 fn collecting_into_result_or_option_stops_at_a_failure() {
-    let n: usize = if cfg!(miri) { 2_000 } else { 2_000_000 };
+    let n: usize = if cfg!(miri) { 64 } else { 2_000_000 };
     on_pools(|| {
         let calls = AtomicUsize::new(0);
         let collected: Result<Vec<usize>, usize> = (0..n)

@@ -549,7 +549,7 @@ mod tests {
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let run = || {
             drive(
-                OverlappingSplit(0..1000),
+                OverlappingSplit(0..if cfg!(miri) { 64 } else { 1000 }),
                 0,
                 &NeverStop,
                 &|piece: OverlappingSplit, _| piece.0.len(),
