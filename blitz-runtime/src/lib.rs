@@ -40,6 +40,8 @@ mod sort;
 mod spawn;
 pub(crate) mod sync;
 #[cfg(all(test, not(loom)))]
+mod test_panics;
+#[cfg(all(test, not(loom)))]
 mod test_rng;
 pub(crate) mod threads;
 pub(crate) mod unwind;

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::prelude::*;
 use crate::ThreadPoolBuilder;
 use crate::loops::engine::ALWAYS_SHARE;
+use crate::test_panics::quiet_planted_panics;
 use crate::test_rng::Rng;
 
 /// Random lengths: the edge cases, then random ones up to `max`.
@@ -307,6 +308,7 @@ impl Drop for Counted<'_> {
 
 #[test]
 fn owned_items_are_dropped_once_even_on_early_exit_and_panic() {
+    quiet_planted_panics();
     on_pools(|| {
         let live = AtomicUsize::new(0);
         let n = if cfg!(miri) { 60 } else { 20_000 };
@@ -350,6 +352,7 @@ fn owned_items_are_dropped_once_even_on_early_exit_and_panic() {
 
 #[test]
 fn a_panic_propagates_and_the_pool_survives() {
+    quiet_planted_panics();
     let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     ALWAYS_SHARE.store(true, Ordering::Relaxed);
     let n = if cfg!(miri) { 100u64 } else { 100_000 };
@@ -435,15 +438,10 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 #[test]
 fn collecting_an_iterator_with_a_wrong_len_panics_instead_of_writing_past_the_vec() {
+    quiet_planted_panics();
     let real = if cfg!(miri) { 24 } else { 100_000 };
     on_pools(|| {
-        // Under Miri (where each caught panic is slow) one wrong length, too short.
-        let claims: &[usize] = if cfg!(miri) {
-            &[1]
-        } else {
-            &[0, 1, real as usize / 2, real as usize + 1]
-        };
-        for &claimed in claims {
+        for claimed in [0, 1, real as usize / 2, real as usize + 1] {
             let iter = || WrongLen { real, claimed };
             let collected = panic::catch_unwind(AssertUnwindSafe(|| iter().collect::<Vec<_>>()));
             let message = panic_message(collected.expect_err("a wrong len is caught"));

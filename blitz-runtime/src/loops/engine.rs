@@ -545,6 +545,7 @@ mod tests {
 
     #[test]
     fn a_source_whose_split_disagrees_with_its_length_panics() {
+        crate::test_panics::quiet_planted_panics();
         ALWAYS_SHARE.store(true, std::sync::atomic::Ordering::Relaxed);
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let run = || {

@@ -8,6 +8,7 @@
 
 use super::*;
 use crate::ThreadPoolBuilder;
+use crate::test_panics::quiet_planted_panics;
 use crate::test_rng::Rng;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
@@ -360,7 +361,7 @@ const SORTERS: [(&str, Sorter); 2] = [
 /// A comparator that panics at its `k`-th call, at every stage of both sorts.
 #[test]
 fn a_panicking_comparator_leaves_a_permutation() {
-    quiet_test_panics();
+    quiet_planted_panics();
     let pool = pool();
     // Under Miri: a panic in the scan and in the sort; two runs copied to the buffer (30
     // elements, few-distinct) and four (40, random).
@@ -421,7 +422,7 @@ fn a_panicking_comparator_leaves_a_permutation() {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn a_panic_at_every_comparison_leaves_a_permutation() {
-    quiet_test_panics();
+    quiet_planted_panics();
     let pool = pool();
     for (sort_name, sort) in SORTERS {
         for (name, len) in [("random", 40), ("few-distinct", 30), ("random", 100)] {
@@ -462,7 +463,7 @@ fn a_panic_at_every_comparison_leaves_a_permutation() {
 /// permutation, and at most `std`'s panic about the order.
 #[test]
 fn an_inconsistent_comparator_leaves_a_permutation() {
-    quiet_test_panics();
+    quiet_planted_panics();
     let len = if cfg!(miri) { 40 } else { 5000 };
     in_and_outside_pool(|outside| {
         for (sort_name, sort) in SORTERS {
@@ -504,7 +505,7 @@ fn an_inconsistent_comparator_leaves_a_permutation() {
 /// so far is dropped.
 #[test]
 fn a_panicking_key_function_drops_every_key_made() {
-    quiet_test_panics();
+    quiet_planted_panics();
     struct Key<'a> {
         key: u64,
         drops: &'a AtomicUsize,
@@ -572,25 +573,4 @@ fn a_panicking_key_function_drops_every_key_made() {
         }
         assert_whole(v, &drops, &context);
     }
-}
-
-/// The panics these tests cause on purpose print nothing (other panics print as before):
-/// under Miri, printing one with its backtrace costs seconds.
-fn quiet_test_panics() {
-    static QUIET: std::sync::Once = std::sync::Once::new();
-    QUIET.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload.downcast_ref::<&str>().copied();
-            let message = message.or(payload.downcast_ref::<String>().map(String::as_str));
-            let on_purpose = message.is_some_and(|m| {
-                m.starts_with("sort test: ")
-                    || m.contains("does not correctly implement a total order")
-            });
-            if !on_purpose {
-                previous(info);
-            }
-        }));
-    });
 }
