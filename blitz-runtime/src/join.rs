@@ -167,6 +167,29 @@ impl Worker {
         self.join_recorded(a, b)
     }
 
+    /// [`join`](Self::join) for a fork whose second closure is known to be worth a
+    /// publication (a loop's half that runs long, see `loops::engine::LONG_HALF`): recorded
+    /// whatever the window and the credit, and published at once, so that an idle peer takes
+    /// it without asking and waiting for this worker's next fork or join point (which a long
+    /// first closure keeps it from).
+    ///
+    /// What is published is the oldest private record, as for every eager publication: this
+    /// fork's, unless an older one of this worker is still private (a bigger piece of work).
+    #[inline]
+    pub(crate) fn join_published<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&Worker) -> RA,
+        B: FnOnce(&Worker) -> RB + Send,
+        RB: Send,
+    {
+        if self.is_alone() {
+            // Nobody could take it: the plain path of `join`.
+            return self.join(a, b);
+        }
+        self.arm_eager_publication();
+        self.join_recorded(a, b)
+    }
+
     /// What a fork point of generated code (`#[parallel]`) does here.
     ///
     /// [`ForkMode::Join`] while the worker keeps fewer private records than its window (see
@@ -501,6 +524,52 @@ mod tests {
         }
         let (a, b) = w.join(|w| tree(w, depth - 1, ran), |w| tree(w, depth - 1, ran));
         a + b
+    }
+
+    /// `a` waits for `b` to have run without ever reaching a poll point, which only a peer can
+    /// end by taking `b`: a published fork is taken without a request, where a private one
+    /// would wait for one of this worker's fork or join points. Meanwhile the peer is held
+    /// busy (so it raises no request) until the fork is recorded, and the eager publications
+    /// every new job starts with are spent, so only `join_published` itself can make the fork
+    /// public. (The deadlines only keep a regression from hanging the suite.)
+    #[test]
+    fn a_published_fork_is_taken_while_the_first_closure_polls_nothing() {
+        use crate::registry::REQUEST_NONE;
+        use std::sync::atomic::AtomicBool;
+        use std::time::{Duration, Instant};
+        let wait_for = |flag: &AtomicBool| {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while !flag.load(Ordering::Acquire) && Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            flag.load(Ordering::Acquire)
+        };
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let [peer_busy, release_peer, b_ran] = [(); 3].map(|()| AtomicBool::new(false));
+        let hold_peer = |_: &Worker| {
+            peer_busy.store(true, Ordering::Release);
+            wait_for(&release_peer);
+        };
+        let test = |w: &Worker| {
+            assert!(wait_for(&peer_busy), "the peer never took the holding job");
+            while w.eager_budget() > 0 {
+                w.join(|_| (), |_| ());
+            }
+            // The peer's refill request, raised when it took `hold_peer`.
+            w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
+            w.join_published(
+                |w| {
+                    let public = !w.has_private_frames();
+                    release_peer.store(true, Ordering::Release);
+                    (public, wait_for(&b_ran))
+                },
+                |_| b_ran.store(true, Ordering::Release),
+            )
+        };
+        let (((public, b_ran_meanwhile), ()), ()) =
+            pool.install(|| crate::join::with_worker(|w| w.join(test, hold_peer)));
+        assert!(public, "the fork was left private");
+        assert!(b_ran_meanwhile, "the published fork waited for its owner");
     }
 
     /// Small enough for Miri: eager, promoted and private forks, stolen or not.

@@ -34,6 +34,10 @@ pub(crate) struct Splitter {
     max_len: usize,
     /// The pool size: the budget a stolen piece gets back.
     num_threads: usize,
+    /// Publish the fork of a piece whose second half has at least this many items (at least
+    /// 1; `usize::MAX`: never): those halves are known to run long enough that a publication
+    /// costs a small part of them (see `engine::LONG_HALF`).
+    publish_len: usize,
 }
 
 impl Splitter {
@@ -53,7 +57,22 @@ impl Splitter {
             min_len: min_len.max(1),
             max_len: max_len.max(1),
             num_threads,
+            publish_len: usize::MAX,
         }
+    }
+
+    /// This splitter, publishing the forks whose second half has at least `len` items.
+    pub(crate) fn publishing_from(self, len: usize) -> Self {
+        Splitter {
+            publish_len: len.max(1),
+            ..self
+        }
+    }
+
+    /// True if the fork of a piece of `len` items (split in the middle) is to be published at
+    /// once rather than kept private until a peer asks.
+    pub(crate) fn publishes(&self, len: usize) -> bool {
+        len - len / 2 >= self.publish_len
     }
 
     /// True if the source could be split at all (a cheap check before looking up a worker).
@@ -130,6 +149,18 @@ mod tests {
         let mut out = Vec::new();
         leaves(1000, Splitter::with_bounds(2, 100, 10), &mut out);
         assert!(out.iter().all(|&l| (100..200).contains(&l)), "{out:?}");
+    }
+
+    #[test]
+    fn forks_are_published_from_the_given_half_length() {
+        let s = Splitter::new(4, 1);
+        assert!(!s.publishes(usize::MAX), "by default nothing is published");
+        let s = s.publishing_from(3);
+        // The second half of a piece of `len` has `len - len / 2` items.
+        assert!(!s.publishes(4));
+        assert!(s.publishes(5));
+        assert!(s.publishes(1000));
+        assert!(Splitter::new(4, 1).publishing_from(0).publishes(1));
     }
 
     #[test]
