@@ -1,0 +1,313 @@
+//! Lazy promotion: what a worker offers of its pending forks, and when.
+//!
+//! A fork does not publish its second closure. `Worker::join` records the stack job of the
+//! pending forks that may be worth offering on the worker's private frame stack
+//! ([`FrameStack`](crate::frames::FrameStack): plain `Cell`s, no atomics, no fences; see `record_window` and
+//! `RECORD_CREDIT` for which forks) and runs both closures itself unless someone asks for work.
+//! A worker that finds nothing to do raises the `work_wanted` flag of its peers, and a thief
+//! that takes a job raises its victim's (`REQUEST_REFILL`); a worker that sees its flag at a
+//! fork or join point (or while it waits) *promotes* its oldest private records, the ones
+//! highest in its stack and so usually the largest pieces of work, by pushing them onto its
+//! Chase-Lev deque, where the ordinary steal and sleep protocols take over. It promotes as many
+//! as the idle workers need (`Worker::idle_share`), so one request can feed a whole pool.
+//! Workers that go to sleep leave their request raised, so the first fork after a quiet period
+//! publishes at once and wakes them. A worker whose last finds were too small to pay for their
+//! steal pauses its requests for a while (see [`crate::pacing`]). The first forks of a new
+//! call tree, one per idle peer, and a few forks after them (see [`Worker::eager_budget`]), are
+//! published without being asked.
+
+use super::Worker;
+use crate::job::JobRef;
+use crate::sync::{AtomicU8, Ordering};
+
+/// How many private records a worker keeps before it stops recording forks (see
+/// [`Worker::fork_mode`](crate::Worker::fork_mode); `Worker::join` may record beyond it on
+/// credit, see [`RECORD_CREDIT`]). Forks beyond the window run as plain calls (in `#[parallel]`,
+/// as plain recursion, one load per fork), which can offer nothing of their own, so the window
+/// is what a worker deep in fine-grained recursion has on offer to idle peers: its outermost
+/// `window` pending forks, re-recorded as promotions take them.
+///
+/// A recorded fork costs more than a plain one, and in a small call tree the window covers most
+/// forks; a wide pool needs more frames on offer at once (`log2(num_threads)` levels hold one
+/// piece per worker). So the window grows with the pool: `1 + log2(num_threads)`, rounded up
+/// (2 on 2 workers, 7 on 64). Measured on 2 workers with a 1023-node tree joined at every node
+/// and run back to back in the pool: a window of 2 took 1.43-1.48x the sequential time, 3 took
+/// 1.72x, 6 took 2.42x; fib(35) did not change. On 32 and 64 workers with sleeping leaves, 6 and
+/// 8 kept the same share of the workers busy.
+/// A one-worker pool records nothing: nobody could take a recorded fork.
+pub(crate) fn record_window(num_threads: usize) -> usize {
+    if num_threads <= 1 {
+        return 0;
+    }
+    1 + num_threads.next_power_of_two().trailing_zeros() as usize
+}
+
+/// The most forks beyond the window that `Worker::join` records before it has seen one of them
+/// wasted; a recorded fork left unpromoted spends one, a promotion earns
+/// [`CREDIT_PER_PROMOTION`].
+///
+/// A fork beyond the window is worth recording only if it is entered once and stays pending a
+/// long time: a chain of joins (`join(|w| rest(w), |_| leaf())`) enters every level once, in a
+/// burst, and then sits at the bottom while idle peers ask for the levels above. A balanced tree
+/// re-enters its deep levels millions of times, and recording each of those costs several times
+/// a plain fork on a large tree (its job must be built in memory). Credit tells the two apart
+/// without knowing the shape: records are spent only when they are left unpromoted, which a
+/// chain's descent never does and a tree's leaves do at once.
+pub(super) const RECORD_CREDIT: usize = 1024;
+/// The credit a promotion earns back: the records are in demand.
+const CREDIT_PER_PROMOTION: usize = 64;
+
+/// How much the refill reserve grows at each refill (see `Worker::refill_reserve`). Measured
+/// with sleeping leaves on a chain of 512 joins over 64 workers: growth 2 kept 74% of the
+/// workers busy, 4 kept 80% (publishing every record at once, 81%; rayon, which publishes
+/// every fork, 80%). A fast ramp matters because the owner refills only at its fork and join
+/// points, which a long leaf keeps it from for a whole leaf.
+const REFILL_GROWTH: usize = 4;
+
+/// `ThreadInfo::work_wanted`: no peer asks for work.
+pub(crate) const REQUEST_NONE: u8 = 0;
+/// `ThreadInfo::work_wanted`: an idle peer asks for work. Set only by peers, and only from
+/// `REQUEST_NONE`.
+pub(crate) const REQUEST_RAISED: u8 = 1;
+/// `ThreadInfo::work_wanted`: a request the owner saw when it had no private frame to offer.
+/// Still a request (the owner's recorded forks and waits answer it), but not one for the polls
+/// of plain recursion: nothing forked there can be offered, and without this state every one
+/// of its forks would take the out-of-line path while a peer sits idle.
+pub(crate) const REQUEST_DEFERRED: u8 = 2;
+/// `ThreadInfo::work_wanted`: a thief just took a job from the owner's deque. Our jobs are in
+/// demand, and the thieves running them will want more the moment they finish, maybe while we
+/// sit in a long leaf with no poll point: keep a job on offer for every peer (see
+/// `Worker::refill_reserve`). Set only by thieves, from `REQUEST_NONE` or `REQUEST_RAISED`.
+pub(crate) const REQUEST_REFILL: u8 = 3;
+
+/// True for the request states that the polls of plain recursion answer (`REQUEST_RAISED`
+/// and `REQUEST_REFILL`): one bit, so a poll stays one load and one test.
+#[inline]
+pub(crate) const fn request_is_fresh(state: u8) -> bool {
+    state & 1 != 0
+}
+
+impl Worker {
+    /// Whether a fork entered now is within the window (see [`record_window`]): fewer private
+    /// records than the window are pending.
+    #[inline]
+    pub(crate) fn fork_is_recordable(&self) -> bool {
+        self.frames.private() < self.record_window
+    }
+
+    /// The private records this worker keeps (see [`record_window`]).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn record_window(&self) -> usize {
+        self.record_window
+    }
+
+    /// Records the job of a fork just entered; returns its index for
+    /// [`leave_recorded_fork`](Self::leave_recorded_fork). Index 0 is an outermost fork: no
+    /// other recorded fork is pending below it.
+    #[inline]
+    pub(crate) fn record_fork(&self, job: JobRef) -> usize {
+        let index = self.frames.record(job);
+        self.refresh_join_records();
+        index
+    }
+
+    /// Leaves the recorded fork at `index`; true if its job was promoted, i.e. may be on the
+    /// deque or stolen, false if it is still private.
+    #[inline]
+    pub(crate) fn leave_recorded_fork(&self, index: usize) -> bool {
+        let promoted = self.frames.leave(index);
+        self.refresh_join_records();
+        promoted
+    }
+
+    /// True if the next `Worker::join` records its fork (see `join_records`).
+    #[inline]
+    pub(crate) fn join_records(&self) -> bool {
+        self.join_records.get()
+    }
+
+    /// What `join_records` is derived from, evaluated now.
+    #[inline]
+    pub(crate) fn join_records_now(&self) -> bool {
+        !self.alone && (self.fork_is_recordable() || self.record_credit.get() > 0)
+    }
+
+    /// Recomputes `join_records` after a change to what it is derived from.
+    #[inline]
+    fn refresh_join_records(&self) {
+        self.join_records.set(self.join_records_now());
+    }
+
+    /// A recorded fork was left unpromoted: its record was wasted.
+    #[inline]
+    pub(crate) fn spend_record_credit(&self) {
+        self.record_credit
+            .set(self.record_credit.get().saturating_sub(1));
+        self.refresh_join_records();
+    }
+
+    /// A recorded fork was promoted: recording beyond the window paid off.
+    #[inline]
+    fn earn_record_credit(&self) {
+        self.record_credit
+            .set((self.record_credit.get() + CREDIT_PER_PROMOTION).min(RECORD_CREDIT));
+        self.refresh_join_records();
+    }
+
+    /// True if a recorded fork is still private (could be promoted).
+    #[inline]
+    pub(crate) fn has_private_frames(&self) -> bool {
+        self.frames.private() > 0
+    }
+
+    /// Takes one unit of the eager budget (see `eager_budget`): true if the fork just recorded
+    /// is to be published at once.
+    #[inline]
+    pub(crate) fn take_eager_publication(&self) -> bool {
+        let budget = self.eager_budget.get();
+        if budget == 0 {
+            return false;
+        }
+        self.eager_budget.set(budget - 1);
+        true
+    }
+
+    /// How many of the next recorded forks will be published at once (for tests).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn eager_budget(&self) -> usize {
+        self.eager_budget.get()
+    }
+
+    /// Arms eager publication for at least the idle workers' share of the next recorded forks
+    /// (see `eager_budget`): the caller is about to fork work it knows is worth sharing.
+    #[inline]
+    pub(crate) fn arm_eager_share(&self) {
+        self.eager_budget
+            .set(self.eager_budget.get().max(self.idle_share()));
+    }
+
+    /// Arms eager publication for at least the next recorded fork (see `eager_budget`).
+    #[inline]
+    pub(crate) fn arm_eager_publication(&self) {
+        self.eager_budget.set(self.eager_budget.get().max(1));
+    }
+
+    /// True if this worker is its pool's only one.
+    #[inline]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.alone
+    }
+
+    /// This worker's request flag (see `ThreadInfo::work_wanted`).
+    #[inline]
+    pub(crate) fn work_wanted_flag(&self) -> &AtomicU8 {
+        // SAFETY: points into `self.registry`, which outlives `self` (see `work_wanted`).
+        unsafe { &*self.work_wanted }
+    }
+
+    /// True if an idle peer asked us for work (raised or deferred).
+    #[inline]
+    pub(crate) fn work_wanted(&self) -> bool {
+        // Relaxed: a hint; see `ThreadInfo::work_wanted`.
+        self.work_wanted_flag().load(Ordering::Relaxed) != REQUEST_NONE
+    }
+
+    /// Pushes the oldest private frame onto our deque, where idle peers can steal it (and
+    /// where `push` wakes a sleeping one). False if every pending frame is already public.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn promote_oldest_frame(&self) -> bool {
+        match self.frames.promote_oldest() {
+            Some(job) => {
+                self.earn_record_credit();
+                self.push(job);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Like `promote_oldest_frame`, but wakes nobody: for a batch, whose wake-ups the caller
+    /// posts once.
+    fn promote_oldest_frame_quietly(&self) -> bool {
+        match self.frames.promote_oldest() {
+            Some(job) => {
+                self.earn_record_credit();
+                // SAFETY: owner thread (see `push`).
+                unsafe { self.deque().push(job.as_ptr()) };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// True if some peer is idle but awake (looking for work, not asleep): work shared now
+    /// is taken without anyone being woken.
+    #[inline]
+    pub(crate) fn has_idle_awake_peer(&self) -> bool {
+        self.registry.sleep.counters().awake_but_idle_threads() > 0
+    }
+
+    /// How many jobs the idle workers could use from this worker's deque: the idle workers
+    /// shared out among the busy ones (at least one: a peer asked).
+    pub(super) fn idle_share(&self) -> usize {
+        let idle = self.registry.sleep.counters().inactive_threads();
+        let busy = self.num_threads().saturating_sub(idle).max(1);
+        idle.div_ceil(busy).max(1)
+    }
+
+    /// The refill reserve to keep on our deque now, after a steal; grows it for the next
+    /// refill (see `refill_reserve`).
+    fn take_refill_reserve(&self) -> usize {
+        let reserve = self.refill_reserve.get();
+        self.refill_reserve
+            .set(reserve.saturating_mul(REFILL_GROWTH));
+        reserve
+    }
+
+    /// Answers a peer's request for work: promotes our oldest private frames until our deque
+    /// holds as many jobs as peers want: the refill reserve after a steal, otherwise the idle
+    /// workers' share. If our private frames
+    /// run out first, the request stays, deferred to our next recorded fork (see
+    /// `REQUEST_DEFERRED`): while peers wait, every fork we record is published.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn answer_work_request(&self) {
+        let wanted = match self.work_wanted_flag().load(Ordering::Relaxed) {
+            REQUEST_REFILL => self.take_refill_reserve(),
+            _ => self.idle_share(),
+        };
+        // Pushed quietly and posted as one batch: one wake-up per job from here would keep us
+        // in futex calls while thieves could be waking each other (see
+        // `Sleep::new_published_batch`).
+        let already_offered = self.deque().len();
+        let mut offered = already_offered;
+        while offered < wanted && self.promote_oldest_frame_quietly() {
+            offered += 1;
+        }
+        if offered > already_offered {
+            self.registry
+                .sleep
+                .new_published_batch(offered - already_offered, already_offered == 0);
+        }
+        // Relaxed: consuming a hint; a peer that is still idle raises it again. A request or
+        // refill that a peer stores between our load and this store is lost; an idle peer
+        // repeats its request in its next idle round, and a lost refill costs the reserve one
+        // poll interval. No job is ever lost: only how soon it is offered.
+        let state = if offered >= wanted {
+            REQUEST_NONE
+        } else {
+            REQUEST_DEFERRED
+        };
+        self.work_wanted_flag().store(state, Ordering::Relaxed);
+    }
+
+    /// A job we published came back to us unstolen: we offered more than thieves took, so
+    /// halve the refill reserve (not below one job per peer).
+    #[inline]
+    pub(crate) fn published_job_came_back(&self) {
+        let floor = self.num_threads() - 1;
+        self.refill_reserve
+            .set((self.refill_reserve.get() / 2).max(floor));
+    }
+}
