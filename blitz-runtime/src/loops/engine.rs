@@ -62,8 +62,8 @@ fn share_after(limit: u64) -> u64 {
 /// most. A private half waits for a request, and a worker answers requests only at its fork
 /// and join points, never inside a leaf: at the end of a loop of long items, the peers that
 /// ran out first sat idle while the last pieces stayed private behind their owners' leaves.
-/// Measured with 512 items that sleep 400 us, on 32 workers: 9.0-9.1 ms before, 8.6-8.7 ms
-/// after (rayon, which publishes every fork, 8.5-8.7 ms).
+/// Measured with 512 items that sleep 400 us, on 32 workers: 9.0-9.1 ms before, 8.81-8.85 ms
+/// after (rayon, which publishes every fork, 8.79-8.86 ms).
 const LONG_HALF: u64 = SHARE_AFTER;
 
 /// How many items of a loop run for `ticks` at the rate measured so far (`items` in
