@@ -203,7 +203,7 @@ mod loom_tests {
 
     use crate::latch::CoreLatch;
     use crate::registry::loom_tests::release;
-    use crate::registry::{REQUEST_RAISED, Registry, Worker};
+    use crate::registry::{Registry, Worker};
     use crate::sync::Ordering;
     use crate::threads::Handlers;
 
@@ -237,8 +237,7 @@ mod loom_tests {
                 let ran = loom::sync::atomic::AtomicUsize::new(0);
                 let (a, b) = owner.join(
                     |w| {
-                        w.work_wanted_flag()
-                            .store(REQUEST_RAISED, Ordering::Relaxed);
+                        w.raise_work_request();
                         w.poll_work_request();
                         assert!(!w.has_private_frames(), "the request promoted the fork");
                         1
@@ -268,8 +267,7 @@ mod loom_tests {
                     |w| {
                         w.join(
                             |w| {
-                                w.work_wanted_flag()
-                                    .store(REQUEST_RAISED, Ordering::Relaxed);
+                                w.raise_work_request();
                                 w.poll_work_request();
                             },
                             |w| ran_on.lock().unwrap().push(("inner", w.index())),

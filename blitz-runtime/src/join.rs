@@ -17,7 +17,9 @@
 //! one), and so is the next fork after a coarse outermost one whose second job was stolen or
 //! after one whose first closure ran long (`Worker::eager_budget`), so coarse joins run in
 //! parallel even when a peer becomes idle only after the fork, and a call tree that starts on
-//! a wide idle pool spreads without waiting for one request per leaf.
+//! a wide idle pool spreads without waiting for one request per leaf. A worker that answered a
+//! request late (its fork and join points are far apart: long leaves) publishes every recorded
+//! fork until one turns out short (`Worker::eager_until_unstolen`).
 //!
 //! # Hybrid join of a promoted fork (seed 004)
 //!
@@ -345,8 +347,12 @@ impl Worker {
                     // Not stolen after all: run it as a plain call. If it was published eagerly
                     // and `a` ran long, the peers were busy all that time and may become idle
                     // during `b`: publish its outermost fork too.
-                    if fork.eager && fork.ran_for_at_least(LONG_FIRST_CLOSURE) {
-                        self.arm_eager_publication();
+                    if fork.eager {
+                        if fork.ran_for_at_least(LONG_FIRST_CLOSURE) {
+                            self.arm_eager_publication();
+                        } else {
+                            self.stop_eager_publication();
+                        }
                     }
                     // SAFETY: we popped its only `JobRef`: nobody else can reach it, it never ran.
                     return then_b(value_a, || unsafe { job_b.run_inline(self) });
@@ -360,6 +366,11 @@ impl Worker {
                     break;
                 }
             }
+        }
+        if fork.eager && !fork.ran_for_at_least(LONG_FIRST_CLOSURE) {
+            // Stolen, but the whole fork was short: publishing every fork splits work this
+            // fine at a loss.
+            self.stop_eager_publication();
         }
         if fork.outermost && fork.ran_for_at_least(COARSE_FORK) {
             // Stolen: the thief is idle again (or about to be), so a coarse fork that follows
@@ -439,15 +450,22 @@ pub(crate) const LONG_FIRST_CLOSURE: u64 = 100_000_000;
 /// (about 10 ns to read, where `Instant::now` takes about 25), in its ticks (1-4 GHz). A tick
 /// count that goes backwards (a migration between cores with skewed counters) wraps to a large
 /// difference, which at worst arms one eager publication too many.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
 #[inline]
 pub(crate) fn timestamp() -> u64 {
     // SAFETY: `rdtsc` exists on every x86_64 processor and has no preconditions.
     unsafe { std::arch::x86_64::_rdtsc() }
 }
 
+/// Under loom, always 0: a model must be deterministic, and time plays no part in the
+/// protocols it checks (no fork runs long, no request is answered late).
+#[cfg(loom)]
+pub(crate) fn timestamp() -> u64 {
+    0
+}
+
 /// Elsewhere (and under Miri), nanoseconds since the first call.
-#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+#[cfg(not(any(all(target_arch = "x86_64", not(miri)), loom)))]
 pub(crate) fn timestamp() -> u64 {
     static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     let epoch = *EPOCH.get_or_init(std::time::Instant::now);

@@ -25,7 +25,7 @@ use crate::join::timestamp;
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, OnceLatch, ParkLatch};
 use crate::pacing::RequestPacing;
 use crate::sleep::Sleep;
-use crate::sync::{AtomicU8, AtomicUsize, Ordering};
+use crate::sync::{AtomicUsize, Ordering};
 use crate::threads::Handlers;
 
 use crate::unwind::AbortOnUnwind;
@@ -37,6 +37,7 @@ mod promotion;
 
 #[cfg(all(test, not(loom)))]
 pub(crate) use promotion::REQUEST_DEFERRED;
+use promotion::WorkRequest;
 use promotion::{RECORD_CREDIT, record_window};
 pub(crate) use promotion::{REQUEST_NONE, REQUEST_RAISED, REQUEST_REFILL, request_is_fresh};
 
@@ -50,7 +51,7 @@ struct ThreadInfo {
     /// `REQUEST_*` states). A hint only: if it is missed, work still completes, just with less
     /// parallelism. Padded: it is read at every fork by its owner and written by others only
     /// while they are idle.
-    work_wanted: CachePadded<AtomicU8>,
+    work_wanted: CachePadded<WorkRequest>,
     /// Broadcast jobs for this worker: anyone pushes, only the worker takes.
     broadcasts: BroadcastQueue,
 }
@@ -79,7 +80,7 @@ impl Registry {
                 .map(|_| ThreadInfo {
                     deque: Deque::new(),
                     terminate: CoreLatch::new(),
-                    work_wanted: CachePadded::new(AtomicU8::new(REQUEST_NONE)),
+                    work_wanted: CachePadded::new(WorkRequest::new()),
                     broadcasts: BroadcastQueue::new(),
                 })
                 .collect(),
@@ -273,8 +274,8 @@ impl Registry {
     fn raise_request(&self, info: &ThreadInfo) {
         // Relaxed: a hint (see `ThreadInfo::work_wanted`). Read first so that idle rounds do not
         // keep invalidating the busy owner's cache line.
-        if info.work_wanted.load(Ordering::Relaxed) == REQUEST_NONE {
-            info.work_wanted.store(REQUEST_RAISED, Ordering::Relaxed);
+        if info.work_wanted.state.load(Ordering::Relaxed) == REQUEST_NONE {
+            info.work_wanted.raise(REQUEST_RAISED);
         }
     }
 
@@ -283,9 +284,11 @@ impl Registry {
     /// with until the owner records a fork, which then answers it.
     fn request_refill(&self, info: &ThreadInfo) {
         // Relaxed: a hint, as in `raise_request`.
-        let state = info.work_wanted.load(Ordering::Relaxed);
-        if state == REQUEST_NONE || state == REQUEST_RAISED {
-            info.work_wanted.store(REQUEST_REFILL, Ordering::Relaxed);
+        // Acquire: see `WorkRequest::turn_into_refill`.
+        match info.work_wanted.state.load(Ordering::Acquire) {
+            REQUEST_NONE => info.work_wanted.raise(REQUEST_REFILL),
+            REQUEST_RAISED => info.work_wanted.turn_into_refill(),
+            _ => {}
         }
     }
 
@@ -340,7 +343,7 @@ pub struct Worker {
     /// check and two loads per push/pop. Valid as long as `registry` is.
     deque: *const Deque<JobHeader>,
     /// `registry.thread_infos[index].work_wanted`, cached like `deque`.
-    work_wanted: *const AtomicU8,
+    work_wanted: *const WorkRequest,
     /// The records of this worker's pending forks, for promotion on request (see
     /// [`FrameStack`]).
     pub(crate) frames: FrameStack,
@@ -368,6 +371,12 @@ pub struct Worker {
     ///
     /// Spent by each fork published eagerly.
     eager_budget: Cell<usize>,
+    /// Publish every recorded fork, whatever `eager_budget`, until one turns out short: set
+    /// when this worker answered a request long after it was raised (see `LATE_ANSWER`), i.e.
+    /// when its stretches between fork and join points are so long that peers starve while
+    /// they wait for an answer; cleared when an eagerly published fork comes back unstolen
+    /// after a short first closure, or is stolen but joined soon (see `join_promoted`).
+    eager_until_unstolen: Cell<bool>,
     /// How many jobs to keep on our deque when a thief asks for a refill (`REQUEST_REFILL`).
     /// Grown by [`REFILL_GROWTH`] at every refill: while thieves keep taking our jobs (a chain
     /// of joins whose second closures are long leaves, say), the reserve soon covers every
@@ -407,7 +416,7 @@ impl std::fmt::Debug for Worker {
 impl Worker {
     pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Worker {
         let deque: *const Deque<JobHeader> = &registry.thread_infos[index].deque;
-        let work_wanted: *const AtomicU8 = &*registry.thread_infos[index].work_wanted;
+        let work_wanted: *const WorkRequest = &*registry.thread_infos[index].work_wanted;
         let num_threads = registry.num_threads();
         let alone = num_threads == 1;
         Worker {
@@ -421,6 +430,7 @@ impl Worker {
             record_credit: Cell::new(RECORD_CREDIT),
             join_records: Cell::new(!alone),
             eager_budget: Cell::new(0),
+            eager_until_unstolen: Cell::new(false),
             alone,
             pacing: RequestPacing::new(),
             // Any non-zero seed works; distinct per worker so victims differ.
@@ -661,6 +671,7 @@ impl Worker {
             while !latch.probe() {
                 if let Some((job, injected)) = self.find_work() {
                     sleep.work_found();
+                    self.restamp_work_request();
                     let started = timestamp();
                     self.execute(job);
                     self.pacing.job_ran(started);
@@ -687,6 +698,7 @@ impl Worker {
             }
             // What we waited for happened: we are active again.
             sleep.work_found();
+            self.restamp_work_request();
             return;
         }
     }

@@ -135,7 +135,7 @@ fn nest(w: &Worker, n: usize, ran_b: &AtomicUsize, f: &mut dyn FnMut(&Worker)) {
 /// itself. The peer is kept busy in a spinning job, so it neither steals nor asks.
 #[test]
 fn fork_mode_and_polls_follow_the_window_and_requests() {
-    use crate::registry::{REQUEST_DEFERRED, REQUEST_NONE, REQUEST_RAISED};
+    use crate::registry::{REQUEST_DEFERRED, REQUEST_NONE};
     use std::sync::atomic::AtomicBool;
     let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     for _ in 0..if cfg!(miri) { 2 } else { 20 } {
@@ -157,7 +157,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
             // The outermost fork is public; `window` private records above it.
             assert_eq!(w.frames.private(), window);
             assert_eq!(mode_name(&w.fork_mode()), "plain");
-            flag.store(REQUEST_RAISED, Ordering::Relaxed);
+            w.raise_work_request();
             // The busy peer wants one job: the oldest record is promoted, which makes
             // room to record a fork here.
             assert_eq!(mode_name(&w.fork_mode()), "join");
@@ -175,7 +175,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
                 for left in (0..window).rev() {
                     poll.poll();
                     assert_eq!(w.frames.private(), left + 1, "no request, nothing promoted");
-                    flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                    w.raise_work_request();
                     poll.poll();
                     assert_eq!(state(), REQUEST_NONE);
                     assert_eq!(w.frames.private(), left);
@@ -183,7 +183,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
                 }
                 // Nothing left to offer: the request is deferred, and stays so for the
                 // plain polls.
-                flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                w.raise_work_request();
                 poll.poll();
                 assert_eq!(state(), REQUEST_DEFERRED);
                 poll.poll();
@@ -204,7 +204,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
                 }
                 w.join(
                     |w| {
-                        flag.store(REQUEST_RAISED, Ordering::Relaxed);
+                        w.raise_work_request();
                         w.poll_work_request();
                         assert_eq!(state(), REQUEST_NONE);
                         assert!(w.has_private_frames(), "enough on offer already");
@@ -244,7 +244,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
 /// a worker of a two-worker registry with no threads, so no peer steals or asks.
 #[test]
 fn cached_record_decision_follows_the_records() {
-    use crate::registry::{REQUEST_RAISED, Registry};
+    use crate::registry::Registry;
     let worker = Worker::new(Registry::new(2, Default::default()), 0);
     let w = &worker;
     let window = w.record_window();
@@ -270,8 +270,7 @@ fn cached_record_decision_follows_the_records() {
     nest(w, window, &ran_b, &mut |w| {
         assert!(!w.join_records(), "full window, no credit");
         // A request promotes the oldest record: room in the window, and credit earned.
-        w.work_wanted_flag()
-            .store(REQUEST_RAISED, Ordering::Relaxed);
+        w.raise_work_request();
         w.poll_work_request();
         assert!(w.join_records(), "the promotion reopened recording");
         w.join(consistent, consistent);

@@ -14,11 +14,74 @@
 //! publishes at once and wakes them. A worker whose last finds were too small to pay for their
 //! steal pauses its requests for a while (see [`crate::pacing`]). The first forks of a new
 //! call tree, one per idle peer, and a few forks after them (see [`Worker::eager_budget`]), are
-//! published without being asked.
+//! published without being asked, and so is every recorded fork of a worker that answered a
+//! request late (see [`LATE_ANSWER`]) until one turns out short.
 
 use super::Worker;
 use crate::job::JobRef;
-use crate::sync::{AtomicU8, Ordering};
+use crate::join::{LONG_FIRST_CLOSURE, timestamp};
+use crate::sync::{AtomicU8, AtomicU64, Ordering, fence};
+
+/// A worker's request flag (one of the `REQUEST_*` states) and when it was raised: one cache
+/// line, which idle peers write and the owner reads at every fork.
+pub(crate) struct WorkRequest {
+    pub(crate) state: AtomicU8,
+    /// The [`timestamp`] of the peer that took `state` from `REQUEST_NONE` to a request.
+    raised_at: AtomicU64,
+}
+
+impl WorkRequest {
+    pub(crate) fn new() -> WorkRequest {
+        WorkRequest {
+            state: AtomicU8::new(REQUEST_NONE),
+            raised_at: AtomicU64::new(0),
+        }
+    }
+
+    /// Raises the request (to `REQUEST_RAISED` or `REQUEST_REFILL`) from `REQUEST_NONE`, and
+    /// stamps it now.
+    pub(crate) fn raise(&self, state: u8) {
+        self.raise_stamped(state, timestamp());
+    }
+
+    /// [`raise`](Self::raise) with the stamp given.
+    pub(crate) fn raise_stamped(&self, state: u8, stamp: u64) {
+        // Relaxed: published by the release store below.
+        self.raised_at.store(stamp, Ordering::Relaxed);
+        // Release: an owner that sees the request and then fences (`fresh_stamp`) sees this
+        // stamp or a later one, not the stamp of an older request, which would make this one
+        // look late.
+        self.state.store(state, Ordering::Release);
+    }
+
+    /// Turns a raised request into a refill request (see `REQUEST_REFILL`), keeping its stamp:
+    /// the peers have been asking since then. Release, so that an owner that sees the refill
+    /// sees that stamp, as for `raise` (the caller read `REQUEST_RAISED` with acquire).
+    pub(crate) fn turn_into_refill(&self) {
+        self.state.store(REQUEST_REFILL, Ordering::Release);
+    }
+
+    /// The request's state, read by its owner; with the stamp if the request is fresh (see
+    /// [`request_is_fresh`]).
+    pub(crate) fn state_and_fresh_stamp(&self) -> (u8, Option<u64>) {
+        // Relaxed: the fence below orders the stamp's load when it is needed.
+        let state = self.state.load(Ordering::Relaxed);
+        if !request_is_fresh(state) {
+            return (state, None);
+        }
+        // Acquire: pairs with the release store of `raise_stamped` (or `turn_into_refill`)
+        // that wrote `state`.
+        fence(Ordering::Acquire);
+        (state, Some(self.raised_at.load(Ordering::Relaxed)))
+    }
+}
+
+/// How long after its request was raised an answer is late (in [`timestamp`] units): the
+/// owner's fork and join points are that far apart, and the peers that asked starved
+/// meanwhile. The owner then publishes its forks at once until one turns out short
+/// (`Worker::eager_until_unstolen`). About 20-30 us, as `LONG_FIRST_CLOSURE`: a publication
+/// costs some tens of nanoseconds, and fine-grained recursion answers within a microsecond.
+const LATE_ANSWER: u64 = LONG_FIRST_CLOSURE;
 
 /// How many private records a worker keeps before it stops recording forks (see
 /// [`Worker::fork_mode`](crate::Worker::fork_mode); `Worker::join` may record beyond it on
@@ -166,7 +229,7 @@ impl Worker {
     pub(crate) fn take_eager_publication(&self) -> bool {
         let budget = self.eager_budget.get();
         if budget == 0 {
-            return false;
+            return self.eager_until_unstolen.get();
         }
         self.eager_budget.set(budget - 1);
         true
@@ -186,6 +249,14 @@ impl Worker {
             .set(self.eager_budget.get().max(self.idle_share()));
     }
 
+    /// An eagerly published job came back unstolen after a short first closure: this worker's
+    /// forks are not far apart after all, so it stops publishing them all (see
+    /// `eager_until_unstolen`).
+    #[inline]
+    pub(crate) fn stop_eager_publication(&self) {
+        self.eager_until_unstolen.set(false);
+    }
+
     /// Arms eager publication for at least the next recorded fork (see `eager_budget`).
     #[inline]
     pub(crate) fn arm_eager_publication(&self) {
@@ -201,6 +272,12 @@ impl Worker {
     /// This worker's request flag (see `ThreadInfo::work_wanted`).
     #[inline]
     pub(crate) fn work_wanted_flag(&self) -> &AtomicU8 {
+        &self.work_request().state
+    }
+
+    /// This worker's request flag and its stamp.
+    #[inline]
+    fn work_request(&self) -> &WorkRequest {
         // SAFETY: points into `self.registry`, which outlives `self` (see `work_wanted`).
         unsafe { &*self.work_wanted }
     }
@@ -210,6 +287,24 @@ impl Worker {
     pub(crate) fn work_wanted(&self) -> bool {
         // Relaxed: a hint; see `ThreadInfo::work_wanted`.
         self.work_wanted_flag().load(Ordering::Relaxed) != REQUEST_NONE
+    }
+
+    /// Raises this worker's own request flag, stamped now, as an idle peer would.
+    #[cfg(test)]
+    pub(crate) fn raise_work_request(&self) {
+        self.work_request().raise(REQUEST_RAISED);
+    }
+
+    /// This worker is busy again after idling: a request peers raised meanwhile counts as
+    /// raised now. How late an answer is measures the stretches between our fork and join
+    /// points while we are busy, not the time we spent idle ourselves.
+    pub(super) fn restamp_work_request(&self) {
+        let request = self.work_request();
+        if request_is_fresh(request.state.load(Ordering::Relaxed)) {
+            // Relaxed: a hint; a peer's `raise` racing with this store leaves either stamp,
+            // both from the last moment.
+            request.raised_at.store(timestamp(), Ordering::Relaxed);
+        }
     }
 
     /// Pushes the oldest private frame onto our deque, where idle peers can steal it (and
@@ -273,7 +368,15 @@ impl Worker {
     #[cold]
     #[inline(never)]
     pub(crate) fn answer_work_request(&self) {
-        let wanted = match self.work_wanted_flag().load(Ordering::Relaxed) {
+        let (state, stamp) = self.work_request().state_and_fresh_stamp();
+        // Signed: the stamp is another core's, and an answer within the counters' skew would
+        // otherwise wrap to a huge wait.
+        if stamp.is_some_and(|raised_at| {
+            timestamp().wrapping_sub(raised_at) as i64 >= LATE_ANSWER as i64
+        }) {
+            self.eager_until_unstolen.set(true);
+        }
+        let wanted = match state {
             REQUEST_REFILL => self.take_refill_reserve(),
             _ => self.idle_share(),
         };
@@ -309,5 +412,103 @@ impl Worker {
         let floor = self.num_threads() - 1;
         self.refill_reserve
             .set((self.refill_reserve.get() / 2).max(floor));
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// A peer raises a new request over the stale stamp of an answered one, then turns it
+    /// into a refill: an owner that sees either request reads the new stamp, so an answer
+    /// that comes at once never looks late.
+    #[test]
+    fn a_fresh_request_carries_its_own_stamp() {
+        const STALE: u64 = 1;
+        const NEW: u64 = 2;
+        loom::model(|| {
+            let request = Arc::new(WorkRequest::new());
+            request.raise_stamped(REQUEST_RAISED, STALE);
+            request.state.store(REQUEST_NONE, Ordering::Relaxed);
+            let peer = {
+                let request = Arc::clone(&request);
+                thread::spawn(move || {
+                    request.raise_stamped(REQUEST_RAISED, NEW);
+                    if request.state.load(Ordering::Acquire) == REQUEST_RAISED {
+                        request.turn_into_refill();
+                    }
+                })
+            };
+            let (state, stamp) = request.state_and_fresh_stamp();
+            match state {
+                REQUEST_NONE => assert_eq!(stamp, None),
+                _ => assert_eq!(stamp, Some(NEW), "state {state}: the stale stamp"),
+            }
+            peer.join().unwrap();
+        });
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+
+    /// A request answered long after it was raised makes the owner publish each recorded
+    /// fork at once (`eager_until_unstolen`), until a published fork comes back unstolen
+    /// after a short first closure; one answered at once changes nothing. Driven on a worker
+    /// of a two-worker registry with no threads, so the only requests are the planted ones
+    /// and every published job comes back.
+    #[test]
+    fn a_late_answer_publishes_forks_until_a_short_one_comes_back() {
+        let worker = Worker::new(Registry::new(2, Default::default()), 0);
+        let w = &worker;
+        let published = |w: &Worker| !w.has_private_frames();
+        assert_eq!(w.eager_budget(), 0);
+        w.join(|w| assert!(!published(w), "nothing armed"), |_| ());
+
+        // Asked just now: answered at once, not late.
+        w.join(
+            |w| {
+                w.work_request().raise(REQUEST_RAISED);
+                w.poll_work_request();
+                assert!(published(w), "the request promoted the fork");
+            },
+            |_| (),
+        );
+        w.join(|w| assert!(!published(w), "a prompt answer"), |_| ());
+
+        // Asked long ago: a late answer.
+        let long_ago = timestamp().wrapping_sub(2 * LATE_ANSWER);
+        w.join(
+            |w| {
+                w.work_request().raise_stamped(REQUEST_RAISED, long_ago);
+                w.poll_work_request();
+            },
+            |_| (),
+        );
+        // Published while their first closures run long.
+        let run_long = || {
+            let long = if cfg!(miri) { 300 } else { 2 };
+            std::thread::sleep(std::time::Duration::from_millis(long));
+        };
+        for _ in 0..2 {
+            w.join(
+                |w| {
+                    assert!(published(w), "after a late answer");
+                    run_long();
+                },
+                |_| (),
+            );
+        }
+        // One more, short: it comes back, and the worker stops publishing.
+        w.join(
+            |w| assert!(published(w), "still after a late answer"),
+            |_| (),
+        );
+        w.join(|w| assert!(!published(w), "after a short one"), |_| ());
+        assert_eq!(w.work_wanted_flag().load(Ordering::Relaxed), REQUEST_NONE);
     }
 }
