@@ -26,10 +26,12 @@
 //!
 //! "blitz-dsl method" is the `#[parallel]` form written as a method (fib(35) and the tree
 //! sums), to compare with the free fn; "blitz::join" is the same recursion through the
-//! rayon-compatible `blitz::join`, which looks the worker up at every fork. "blitz-raw" is the runtime API a DSL form stands for: `Worker::join` for the recursive
-//! workloads, `blitz::join` for the two coarse tasks, `reduce_pieces` for the slice sum and
-//! `map_reduce` for the sum of square roots. chili has only `join`, so its loops halve the input
-//! by hand down to a fixed leaf.
+//! rayon-compatible `blitz::join`, which looks the worker up at every fork. "blitz-raw" is the
+//! runtime API a DSL form stands for: `Worker::join` for the recursive workloads (for fib, with
+//! the cutoff argument that rayon's and chili's forms carry too; "Worker::join" is fib written
+//! exactly as the `#[parallel]` fn, without it), `blitz::join` for the two coarse tasks,
+//! `reduce_pieces` for the slice sum and `map_reduce` for the sum of square roots. chili has only
+//! `join`, so its loops halve the input by hand down to a fixed leaf.
 
 mod common;
 
@@ -268,6 +270,8 @@ fn fib(suite: &mut Suite, cutoff: bool) {
             suite.case((workload, "blitz-dsl method", t), || (), run, ok);
             let run = |()| pool.install(|| fib_blitz_join(black_box(N)));
             suite.case((workload, "blitz::join", t), || (), run, ok);
+            let run = |()| pool.install_with_worker(|w| fib_worker_join(w, black_box(N)));
+            suite.case((workload, "Worker::join", t), || (), run, ok);
         }
         let run = |()| pool.install_with_worker(|w| fib_blitz(w, black_box(N), below));
         suite.case((workload, "blitz-raw", t), || (), run, ok);

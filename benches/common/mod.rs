@@ -95,6 +95,16 @@ pub fn fib_blitz(w: &blitz::Worker, n: u64, cutoff: u64) -> u64 {
     a + b
 }
 
+/// `Worker::join` at every call, written as the `#[parallel]` fn is: no cutoff argument (the
+/// raw form above carries one for its cutoff row, as rayon's and chili's do).
+pub fn fib_worker_join(w: &blitz::Worker, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = w.join(|w| fib_worker_join(w, n - 1), |w| fib_worker_join(w, n - 2));
+    a + b
+}
+
 /// The rayon-compatible `blitz::join`, which looks the worker up at every call.
 pub fn fib_blitz_join(n: u64) -> u64 {
     if n < 2 {
