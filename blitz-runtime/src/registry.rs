@@ -48,9 +48,9 @@ struct ThreadInfo {
     /// Set when the pool terminates; the worker's main loop waits on it.
     terminate: CoreLatch,
     /// Raised by idle peers: "promote a private frame so we can steal it" (one of the
-    /// `REQUEST_*` states). A hint only: if it is missed, work still completes, just with less
-    /// parallelism. Padded: it is read at every fork by its owner and written by others only
-    /// while they are idle.
+    /// `REQUEST_*` states), with the time it was raised. A hint only: if it is missed, work
+    /// still completes, just with less parallelism. Padded: it is read at every fork by its
+    /// owner and written by others only while they are idle.
     work_wanted: CachePadded<WorkRequest>,
     /// Broadcast jobs for this worker: anyone pushes, only the worker takes.
     broadcasts: BroadcastQueue,
@@ -283,8 +283,8 @@ impl Registry {
     /// (see `REQUEST_REFILL`). A deferred request stays deferred: there is nothing to refill
     /// with until the owner records a fork, which then answers it.
     fn request_refill(&self, info: &ThreadInfo) {
-        // Relaxed: a hint, as in `raise_request`.
-        // Acquire: see `WorkRequest::turn_into_refill`.
+        // Acquire, so that a refill keeps the stamp of the request it turns (see
+        // `WorkRequest::turn_into_refill`); the state itself is a hint, as in `raise_request`.
         match info.work_wanted.state.load(Ordering::Acquire) {
             REQUEST_NONE => info.work_wanted.raise(REQUEST_REFILL),
             REQUEST_RAISED => info.work_wanted.turn_into_refill(),
