@@ -377,6 +377,11 @@ pub struct Worker {
     /// they wait for an answer; cleared when an eagerly published fork comes back unstolen
     /// after a short first closure, or is stolen but joined soon (see `join_promoted`).
     eager_until_unstolen: Cell<bool>,
+    /// Tests that assert which forks are published set this, so that a late answer (a test
+    /// thread preempted, or slowed down by a sanitizer, between raising a request and
+    /// answering it) cannot switch `eager_until_unstolen` on under them.
+    #[cfg(test)]
+    ignore_late_answers: Cell<bool>,
     /// How many jobs to keep on our deque when a thief asks for a refill (`REQUEST_REFILL`).
     /// Grown by [`REFILL_GROWTH`] at every refill: while thieves keep taking our jobs (a chain
     /// of joins whose second closures are long leaves, say), the reserve soon covers every
@@ -431,6 +436,8 @@ impl Worker {
             join_records: Cell::new(!alone),
             eager_budget: Cell::new(0),
             eager_until_unstolen: Cell::new(false),
+            #[cfg(test)]
+            ignore_late_answers: Cell::new(false),
             alone,
             pacing: RequestPacing::new(),
             // Any non-zero seed works; distinct per worker so victims differ.

@@ -128,6 +128,22 @@ fn nest(w: &Worker, n: usize, ran_b: &AtomicUsize, f: &mut dyn FnMut(&Worker)) {
     );
 }
 
+/// Jobs a test took off its worker's deque, standing in for a thief. If the test fails while
+/// it holds them, they go back on the deque, so that the joins waiting for them finish and the
+/// failure is reported instead of hanging the suite.
+struct HeldJobs<'w> {
+    worker: &'w Worker,
+    jobs: Vec<crate::job::JobRef>,
+}
+
+impl Drop for HeldJobs<'_> {
+    fn drop(&mut self) {
+        for job in self.jobs.drain(..) {
+            self.worker.push(job);
+        }
+    }
+}
+
 /// The decisions of generated fork points: a fork joins (is recorded) while fewer private
 /// records than the window are pending; beyond the window the subtree runs plain. A
 /// raised request promotes the oldest private records, which reopens the window; one
@@ -165,7 +181,10 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
             assert_eq!(w.frames.private(), window - 1);
             // The promoted jobs are taken off our deque (as if stolen, so that each request
             // finds it empty) and put back, oldest first, before their joins.
-            let mut promoted = vec![w.take_local_job().expect("the promoted record")];
+            let mut promoted = HeldJobs {
+                worker: w,
+                jobs: vec![w.take_local_job().expect("the promoted record")],
+            };
             // One more record fills the window again; inside it, the plain copy's polls
             // promote the remaining records one request at a time.
             nest(w, 1, &ran_b, &mut |w| {
@@ -179,7 +198,9 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
                     poll.poll();
                     assert_eq!(state(), REQUEST_NONE);
                     assert_eq!(w.frames.private(), left);
-                    promoted.push(w.take_local_job().expect("the promoted record"));
+                    promoted
+                        .jobs
+                        .push(w.take_local_job().expect("the promoted record"));
                 }
                 // Nothing left to offer: the request is deferred, and stays so for the
                 // plain polls.
@@ -199,7 +220,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
                     |_| ran_b.fetch_add(1, Ordering::Relaxed),
                 );
                 // A request that finds enough jobs on our deque promotes nothing.
-                for job in promoted.drain(..) {
+                for job in promoted.jobs.drain(..) {
                     w.push(job);
                 }
                 w.join(
@@ -214,6 +235,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
             });
         };
         pool.install_with_worker(|w| {
+            w.ignore_late_answers();
             // The outermost fork of a new call tree is published at once: the peer takes
             // its `b` and stays busy there, so it stops raising our flag.
             w.join(
@@ -247,6 +269,7 @@ fn cached_record_decision_follows_the_records() {
     use crate::registry::Registry;
     let worker = Worker::new(Registry::new(2, Default::default()), 0);
     let w = &worker;
+    w.ignore_late_answers();
     let window = w.record_window();
     let ran_b = AtomicUsize::new(0);
     let consistent = |w: &Worker| assert_eq!(w.join_records(), w.join_records_now());
@@ -321,6 +344,7 @@ fn outermost_forks_are_published_when_armed() {
     let published = |w: &Worker| !w.has_private_frames();
     let release = occupy_peer();
     pool.install_with_worker(|w| {
+        w.ignore_late_answers();
         // The peer asked for work before it got busy; it asks no more.
         w.work_wanted_flag().store(REQUEST_NONE, Ordering::Relaxed);
         // Longer than `LONG_FIRST_CLOSURE` and `COARSE_FORK`.

@@ -289,6 +289,23 @@ impl Worker {
         self.work_wanted_flag().load(Ordering::Relaxed) != REQUEST_NONE
     }
 
+    /// Makes this worker ignore late answers (see `ignore_late_answers`).
+    #[cfg(test)]
+    pub(crate) fn ignore_late_answers(&self) {
+        self.ignore_late_answers.set(true);
+    }
+
+    #[cfg(test)]
+    fn ignores_late_answers(&self) -> bool {
+        self.ignore_late_answers.get()
+    }
+
+    #[cfg(not(test))]
+    #[inline(always)]
+    fn ignores_late_answers(&self) -> bool {
+        false
+    }
+
     /// Raises this worker's own request flag, stamped now, as an idle peer would.
     #[cfg(test)]
     pub(crate) fn raise_work_request(&self) {
@@ -373,7 +390,8 @@ impl Worker {
         // otherwise wrap to a huge wait.
         if stamp.is_some_and(|raised_at| {
             timestamp().wrapping_sub(raised_at) as i64 >= LATE_ANSWER as i64
-        }) {
+        }) && !self.ignores_late_answers()
+        {
             self.eager_until_unstolen.set(true);
         }
         let wanted = match state {
