@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the book and the API docs, and tests every Rust snippet in the book.
 #
-#   1. installs mdbook if `mdbook --version` does not work;
+#   1. installs mdbook if `mdbook --version` does not work: a pinned version, without its
+#      `serve` and `watch` features (a web server and a file watcher the build and test
+#      below do not use, and most of its compile time on a fresh machine);
 #   2. builds the `blitz` crate into a dedicated target dir, so that `mdbook test -L` sees
 #      exactly one build of each Blitz crate (a shared deps dir that holds several builds of
 #      one crate makes rustdoc fail with "multiple candidates for rlib");
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 export PATH="$HOME/.cargo/bin:$PATH"
 if ! mdbook --version >/dev/null 2>&1; then
-    cargo install mdbook --locked
+    cargo install mdbook --version 0.5.4 --locked --no-default-features --features search
 fi
 
 deps_dir=target/book-deps

@@ -5,9 +5,13 @@
 # through toml_edit, indexmap and hashbrown).
 #
 #   1. installs that toolchain with rustup (minimal profile) unless it is there;
-#   2. builds every target (lib, tests, examples, benches) against the committed Cargo.lock;
-#   3. runs `cargo test --workspace`, skipping the trybuild `compile_fail` test, whose expected
-#      messages are the current stable compiler's (the `pass` cases still compile and run).
+#   2. checks every target (lib, tests, examples, benches) against the committed Cargo.lock.
+#
+# A check, not a build and test run: what the compiler version decides is whether the code
+# compiles, and a check runs the macros on every `#[parallel]`, `par_for!` and `fork_join!` of
+# the tests, examples and benches (the macros are built and run as they are in a build). How
+# the compiled code behaves is the stable test step's business; building and testing here as
+# well took about five minutes of CI's time for no other finding.
 #
 # A separate target dir keeps the MSRV build from evicting the stable one.
 set -euo pipefail
@@ -30,5 +34,4 @@ fi
 echo "MSRV: $(cargo "+$msrv" --version)"
 
 target=target/msrv
-cargo "+$msrv" build --workspace --all-targets --locked --target-dir "$target"
-cargo "+$msrv" test --workspace --locked --target-dir "$target" -- --skip compile_fail
+cargo "+$msrv" check --workspace --all-targets --locked --target-dir "$target"
