@@ -11,7 +11,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
-use syn::{Block, FnArg, GenericParam, Ident, ItemFn, Pat, Signature, Type};
+use syn::{Block, Expr, FnArg, GenericParam, Ident, ItemFn, Pat, Signature, Type};
 
 use super::args::Args;
 use super::placement::Placement;
@@ -55,6 +55,20 @@ pub(super) fn expand(
 
 fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
     let name = &callee.name;
+    if let Some(call) = callee.qualified_call(&func.block) {
+        let Expr::Path(path) = &*call.func else {
+            unreachable!("`qualified_call` returns calls of paths")
+        };
+        return syn::Error::new_spanned(
+            path,
+            format!(
+                "`#[parallel]` found no fork point in `{name}`: a recursive call must name the \
+                 fn as `{name}(..)` (a path such as `{path}` may name another fn); if this call \
+                 is `{name}` itself, write `{name}(..)`",
+                path = path.to_token_stream().to_string().replace(' ', "")
+            ),
+        );
+    }
     let call = if !callee.is_method {
         format!("`{name}(a) + {name}(b)`")
     } else if callee.has_receiver {

@@ -139,6 +139,47 @@ impl Callee {
         }
     }
 
+    /// A call in `block` that names this free fn through a path (`crate::f(..)`,
+    /// `self::f(..)`, `super::m::f(..)`, `::c::f(..)`) with the fn's arity. Such calls are not
+    /// taken for recursion (a path may name another fn of the same name), but when the fn has
+    /// no fork point, one is most likely what the user meant: the error points at it.
+    pub(super) fn qualified_call(&self, block: &syn::Block) -> Option<syn::ExprCall> {
+        struct Finder<'a> {
+            callee: &'a Callee,
+            found: Option<syn::ExprCall>,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+                if self.found.is_some() {
+                    return;
+                }
+                if let Expr::Path(p) = &*c.func {
+                    let segs = &p.path.segments;
+                    let qualified = p.path.leading_colon.is_some() || segs.len() > 1;
+                    if p.qself.is_none()
+                        && qualified
+                        && segs.last().is_some_and(|s| s.ident == self.callee.name)
+                        && c.args.len() == self.callee.arity
+                    {
+                        self.found = Some(c.clone());
+                        return;
+                    }
+                }
+                syn::visit::visit_expr_call(self, c);
+            }
+            fn visit_item(&mut self, _: &'ast Item) {}
+        }
+        if self.is_method {
+            return None;
+        }
+        let mut finder = Finder {
+            callee: self,
+            found: None,
+        };
+        finder.visit_block(block);
+        finder.found
+    }
+
     pub(super) fn is_call(&self, e: &Expr) -> bool {
         self.call_form(e).is_some()
     }

@@ -124,6 +124,15 @@ fn errors() {
     );
     assert!(
         on(quote!(
+            fn f(n: u64) -> u64 {
+                crate::f(n - 1) + self::f(n - 2)
+            }
+        ))
+        .contains("a path such as `crate::f` may name another fn"),
+        "a path-qualified recursive call is named in the message"
+    );
+    assert!(
+        on(quote!(
             fn len(&self) -> usize {
                 1 + self.next.len()
             }
