@@ -122,9 +122,9 @@
 //! ```
 //!
 //! Sources: integer ranges, `&[T]`/`&Vec<T>`, `&mut [T]`/`&mut Vec<T>` (anything
-//! implementing [`IntoParallelSource`]), and `v.chunks(k)`, `v.chunks_mut(k)`,
-//! `v.iter().enumerate()`, `v.iter_mut().enumerate()`, which are rewritten to the runtime's
-//! sources. Each leaf runs a plain `for` loop over its piece, so `continue` works and LLVM can
+//! implementing [`IntoParallelSource`]), and `v.iter()`, `v.iter_mut()`, `v.chunks(k)`,
+//! `v.chunks_mut(k)`, `v.iter().enumerate()`, `v.iter_mut().enumerate()`, which are rewritten
+//! to the runtime's sources. Each leaf runs a plain `for` loop over its piece, so `continue` works and LLVM can
 //! vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^` gives the body a private
 //! accumulator starting at the identity; the pieces' results are combined into `var` after the
 //! loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.

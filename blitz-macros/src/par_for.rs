@@ -301,9 +301,9 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
     }
 }
 
-/// Maps the iterator-looking sources to runtime sources: `v.chunks(k)` to `chunks(&v[..], k)`
-/// and so on. Other iterator adaptors are rejected; any other expression is passed through and
-/// must implement `IntoParallelSource`.
+/// Maps the iterator-looking sources to runtime sources: `v.iter()` to `&v[..]`, `v.chunks(k)`
+/// to `chunks(&v[..], k)` and so on. Other iterator adaptors are rejected; any other expression
+/// is passed through and must implement `IntoParallelSource`.
 fn rewrite_source(pf: &ParFor) -> syn::Result<TokenStream> {
     let krate = krate(pf);
     let Expr::MethodCall(call) = &pf.source else {
@@ -322,6 +322,9 @@ fn rewrite_source(pf: &ParFor) -> syn::Result<TokenStream> {
                 quote_spanned!(span=> #krate::__private::chunks_mut(&mut (#recv)[..], #args)),
             );
         }
+        // The slice's items, as `&v` and `&mut v` give them.
+        ("iter", 0) => return Ok(quote_spanned!(span=> &(#recv)[..])),
+        ("iter_mut", 0) => return Ok(quote_spanned!(span=> &mut (#recv)[..])),
         ("enumerate", 0) => {
             if let Expr::MethodCall(inner) = &*call.receiver {
                 let base = &inner.receiver;
@@ -363,8 +366,8 @@ fn rewrite_source(pf: &ParFor) -> syn::Result<TokenStream> {
             &pf.source,
             format!(
                 "unsupported `par_for!` source `.{name}(..)`: use an integer range (`0..n`), \
-                 `&v`, `&mut v`, `v.chunks(k)`, `v.chunks_mut(k)`, `v.iter().enumerate()` or \
-                 `v.iter_mut().enumerate()`"
+                 `&v`, `&mut v`, `v.iter()`, `v.iter_mut()`, `v.chunks(k)`, `v.chunks_mut(k)`, \
+                 `v.iter().enumerate()` or `v.iter_mut().enumerate()`"
             ),
         ));
     }
@@ -587,6 +590,12 @@ mod tests {
             got.contains("chunks_mut (& mut (self . v) [..] , k)"),
             "{got}"
         );
+        let got = par_for(quote!(x in v.iter() => f(x))).unwrap().to_string();
+        assert!(got.contains("source (& (v) [..])"), "{got}");
+        let got = par_for(quote!(x in self.v.iter_mut() => f(x)))
+            .unwrap()
+            .to_string();
+        assert!(got.contains("source (& mut (self . v) [..])"), "{got}");
         let got = par_for(quote!((i, x) in v.iter().enumerate() => f(i, x)))
             .unwrap()
             .to_string();
@@ -611,7 +620,10 @@ mod tests {
     fn errors() {
         assert!(error(quote!(i 0..n => f(i))).contains("expected `in`"));
         assert!(error(quote!(i in 0..n { f(i) })).contains("expected `=>`"));
-        assert!(error(quote!(x in v.iter() => f(x))).contains("unsupported `par_for!` source"));
+        assert!(
+            error(quote!(x in v.iter().rev() => f(x))).contains("unsupported `par_for!` source")
+        );
+        assert!(error(quote!(x in v.into_iter() => f(x))).contains("`.into_iter(..)`"));
         assert!(error(quote!(i in 0..n => if i > 3 { break })).contains("`break`"));
         assert!(error(quote!(i in 0..n => return)).contains("`return`"));
         assert!(error(quote!(i in 0..n => f(i)?)).contains("`?`"));

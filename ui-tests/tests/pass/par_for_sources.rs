@@ -1,11 +1,21 @@
-// The method-call sources of `par_for!`: `.chunks(k)`, `.chunks_mut(k)`, `.iter().enumerate()`,
-// `.iter_mut().enumerate()`, and inclusive ranges.
+// The method-call sources of `par_for!`: `.iter()`, `.iter_mut()`, `.chunks(k)`, `.chunks_mut(k)`,
+// `.iter().enumerate()`, `.iter_mut().enumerate()`, and inclusive ranges.
+fn self_ref(v: &mut Vec<u64>) -> &mut Vec<u64> {
+    v
+}
+
 fn main() {
     let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         let mut v: Vec<u64> = (0..1000).collect();
 
         let mut total = 0u64;
+        blitz::par_for!(x in v.iter(), reduce(+: total) => total += x);
+        assert_eq!(total, 499_500);
+        blitz::par_for!(x in v.iter_mut() => *x += 1);
+        blitz::par_for!(x in self_ref(&mut v).iter_mut() => *x -= 1);
+        assert_eq!(v[999], 999);
+        total = 0;
         blitz::par_for!(c in v.chunks(7), reduce(+: total) => total += c.iter().sum::<u64>());
         assert_eq!(total, 499_500);
 
