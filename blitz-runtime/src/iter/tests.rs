@@ -539,3 +539,26 @@ fn collecting_into_result_or_option_stops_at_a_failure() {
         assert_eq!(all.unwrap(), (0..n).collect::<Vec<_>>());
     });
 }
+
+/// Ranges of unsuffixed literals infer their item type as with `std` and rayon (`i32` by
+/// default, or what the consumer asks for): this test compiling is most of it.
+#[test]
+fn ranges_of_unsuffixed_literals_infer_their_type() {
+    on_pools(|| {
+        let sum: i32 = (0..1000).into_par_iter().sum();
+        assert_eq!(sum, 499_500);
+        assert_eq!(
+            (0..1000).into_par_iter().filter(|x| x % 3 == 0).count(),
+            334
+        );
+        let doubled: Vec<u64> = (0..10).into_par_iter().map(|x| x * 2).collect();
+        assert_eq!(doubled, (0..10).map(|x| x * 2).collect::<Vec<u64>>());
+        assert_eq!((1..=10).into_par_iter().product::<u64>(), 3_628_800);
+        assert_eq!((0..100).into_par_iter().max(), Some(99));
+        let v: Vec<u8> = vec![7; 50];
+        let pairs: Vec<(u32, u8)> = (0..50).into_par_iter().zip(v.par_iter().copied()).collect();
+        assert_eq!(pairs[49], (49, 7));
+        let positions: usize = (10..=20).into_par_iter().enumerate().map(|(i, _)| i).sum();
+        assert_eq!(positions, 55);
+    });
+}
