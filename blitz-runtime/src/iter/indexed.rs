@@ -1,4 +1,4 @@
-//! The adaptors that need an indexed base: `enumerate`, `zip`, `chunks`.
+//! The adaptors that need an indexed base: `enumerate`, `zip`, `chunks`, `skip`, `take`.
 
 use std::ops::RangeFrom;
 
@@ -347,3 +347,77 @@ impl<I: Iterator> Iterator for ChunksIter<I> {
         (!chunk.is_empty()).then_some(chunk)
     }
 }
+
+/// `skip` and `take`: the items after (or up to) an index, cut off the base's producer with
+/// one split before anything runs. The part cut off is dropped unrun, which for a source that
+/// owns its items (`Vec::into_par_iter`) drops those items.
+macro_rules! cut_adaptor {
+    ($(#[$doc:meta])* $adaptor:ident, |$len:ident, $n:ident| $kept_len:expr, $keep_back:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        #[must_use = "parallel iterators do nothing until consumed"]
+        pub struct $adaptor<I> {
+            base: I,
+            n: usize,
+        }
+
+        impl<I> $adaptor<I> {
+            pub(super) fn new(base: I, n: usize) -> Self {
+                $adaptor { base, n }
+            }
+        }
+
+        impl<I: IndexedParallelIterator> ParallelIterator for $adaptor<I> {
+            type Item = I::Item;
+
+            fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+                let n = self.n;
+                return self.base.with_producer(Callback { callback, n });
+
+                struct Callback<CB> {
+                    callback: CB,
+                    n: usize,
+                }
+
+                impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+                    type Output = CB::Output;
+
+                    fn call<P>(self, base: P) -> CB::Output
+                    where
+                        P: ParallelSource + IntoIterator<Item = T>,
+                    {
+                        let at = self.n.min(base.par_len());
+                        let (front, back) = base.par_split_at(at);
+                        if $keep_back {
+                            drop(front);
+                            self.callback.call(back)
+                        } else {
+                            drop(back);
+                            self.callback.call(front)
+                        }
+                    }
+                }
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+
+        impl<I: IndexedParallelIterator> IndexedParallelIterator for $adaptor<I> {
+            fn len(&self) -> usize {
+                let ($len, $n) = (self.base.len(), self.n);
+                $kept_len
+            }
+        }
+    };
+}
+
+cut_adaptor!(
+    /// The iterator of [`IndexedParallelIterator::skip`].
+    Skip, |len, n| len.saturating_sub(n), true
+);
+cut_adaptor!(
+    /// The iterator of [`IndexedParallelIterator::take`].
+    Take, |len, n| len.min(n), false
+);

@@ -42,7 +42,7 @@ pub use adaptors::{
     Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, FoldWith, Map, MaxLen, MinLen,
 };
 pub use collect::FromParallelIterator;
-pub use indexed::{Chunks, Enumerate, Zip};
+pub use indexed::{Chunks, Enumerate, Skip, Take, Zip};
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
 pub use try_ops::Try;
@@ -619,6 +619,28 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// The items after the first `n` (none if there are fewer).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().skip(7).collect();
+    /// assert_eq!(v, [7, 8, 9]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// The first `n` items (all of them if there are fewer).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().skip(2).take(3).collect();
+    /// assert_eq!(v, [2, 3, 4]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
     }
 
     /// Groups the items into `Vec`s of `chunk_size` (the last may be shorter).

@@ -255,6 +255,21 @@ fn adaptors_and_collect_match_std() {
             let mut w = v.clone();
             w.par_iter_mut().for_each(|x| *x += 1);
             assert!(w.iter().zip(v).all(|(a, b)| *a == b + 1));
+            // skip and take: before, after and across the end, on borrowed and owned items.
+            for n in [0, 1, v.len() / 3, v.len(), v.len() + 5] {
+                let skipped: Vec<u64> = v.par_iter().copied().skip(n).collect();
+                assert_eq!(skipped, s.clone().copied().skip(n).collect::<Vec<_>>());
+                let taken: Vec<(usize, u64)> = v.par_iter().copied().enumerate().take(n).collect();
+                let taken_std: Vec<(usize, u64)> = s.clone().copied().enumerate().take(n).collect();
+                assert_eq!(taken, taken_std);
+                let window = v.par_iter().skip(n / 2).take(n).len();
+                assert_eq!(window, s.clone().skip(n / 2).take(n).count());
+                let owned_cut: Vec<String> =
+                    owned.clone().into_par_iter().skip(n / 2).take(n).collect();
+                let owned_cut_std: Vec<String> =
+                    owned.iter().skip(n / 2).take(n).cloned().collect();
+                assert_eq!(owned_cut, owned_cut_std);
+            }
         }
     });
 }
