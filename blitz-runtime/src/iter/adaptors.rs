@@ -5,7 +5,7 @@
 //! the base's producer on its way to the consumer, and the producer (borrows the closure, splits
 //! with the base, and runs a piece as the matching `std::iter` adaptor).
 
-use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
 /// Implements `ParallelSource` for a producer whose splitting is its `base`'s, the other
@@ -280,6 +280,38 @@ where
 
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().filter_map(self.filter_map)
+    }
+}
+
+/// The iterator of [`ParallelIterator::flat_map`]: [`FlatMapIter`] over each item's
+/// iterator collected into a `Vec`.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FlatMap<I, F> {
+    base: I,
+    map: F,
+}
+
+impl<I, F> FlatMap<I, F> {
+    pub(super) fn new(base: I, map: F) -> Self {
+        FlatMap { base, map }
+    }
+}
+
+impl<I, F, PI> ParallelIterator for FlatMap<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> PI + Sync + Send,
+    PI: IntoParallelIterator,
+{
+    type Item = PI::Item;
+
+    fn with_producer<CB: ProducerCallback<PI::Item>>(self, callback: CB) -> CB::Output {
+        let map = self.map;
+        FlatMapIter::new(self.base, move |item| {
+            map(item).into_par_iter().collect::<Vec<PI::Item>>()
+        })
+        .with_producer(callback)
     }
 }
 

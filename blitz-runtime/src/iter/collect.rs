@@ -393,3 +393,31 @@ impl<A: Send, B: Send> Leaf<(A, B)> for UnzipLeaf<A, B> {
         (written_a, written_b)
     }
 }
+
+/// Extends a collection with the items of a parallel iterator, in order: rayon's
+/// `ParallelExtend`, for every collection that `Extend`s (`Vec`, `String`, the maps and sets).
+///
+/// The items are collected in parallel into a `Vec` (written in place when the iterator is
+/// indexed), which the collection then takes in one sequential `extend`.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let mut v = vec![0u32];
+/// v.par_extend((1..4u32).into_par_iter().map(|i| i * 10));
+/// assert_eq!(v, [0, 10, 20, 30]);
+/// ```
+pub trait ParallelExtend<T: Send> {
+    /// Adds the items of `iter`.
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+impl<T: Send, C: Extend<T>> ParallelExtend<T> for C {
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        self.extend(collect_vec(iter.into_par_iter()));
+    }
+}

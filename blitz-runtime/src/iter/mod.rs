@@ -39,9 +39,9 @@ use std::iter::{Product, Sum};
 use crate::loops::ParallelSource;
 
 pub use adaptors::{
-    Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, FoldWith, Map, MaxLen, MinLen,
+    Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, FoldWith, Map, MaxLen, MinLen,
 };
-pub use collect::FromParallelIterator;
+pub use collect::{FromParallelIterator, ParallelExtend};
 pub use indexed::{Chunks, Enumerate, Skip, Take, Zip};
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
@@ -196,6 +196,24 @@ pub trait ParallelIterator: Sized + Send {
         U::Item: Send,
     {
         FlatMapIter::new(self, map)
+    }
+
+    /// Maps each item to a parallel iterator and yields their items, in order (rayon's
+    /// `flat_map`). Each item's iterator runs as a parallel collection of its own, whose
+    /// results are then yielded in order; for inner sequences that are cheap to produce,
+    /// [`flat_map_iter`](Self::flat_map_iter) does without the intermediate `Vec`s.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map(|i| (0..i).into_par_iter()).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map<F, PI>(self, map: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, map)
     }
 
     /// Never splits the source into pieces shorter than `min` (in source items): for items
@@ -521,6 +539,46 @@ pub trait ParallelIterator: Sized + Send {
         C::from_par_iter(self)
     }
 
+    /// Splits the items into those for which `predicate` holds and the others, each in order
+    /// (rayon's `partition`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        let (yes, no) = self
+            .fold(
+                || (Vec::new(), Vec::new()),
+                |(mut yes, mut no), item| {
+                    if predicate(&item) {
+                        yes.push(item);
+                    } else {
+                        no.push(item);
+                    }
+                    (yes, no)
+                },
+            )
+            .reduce(
+                || (Vec::new(), Vec::new()),
+                |(mut yes, mut no), (more_yes, more_no)| {
+                    yes.extend(more_yes);
+                    no.extend(more_no);
+                    (yes, no)
+                },
+            );
+        let (mut a, mut b) = (A::default(), B::default());
+        a.par_extend(yes);
+        b.par_extend(no);
+        (a, b)
+    }
+
     /// Splits pairs into two collections, in order.
     ///
     /// ```
@@ -808,7 +866,7 @@ where
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
-        ParallelSliceMut,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+        ParallelSlice, ParallelSliceMut,
     };
 }

@@ -255,6 +255,46 @@ fn adaptors_and_collect_match_std() {
             let mut w = v.clone();
             w.par_iter_mut().for_each(|x| *x += 1);
             assert!(w.iter().zip(v).all(|(a, b)| *a == b + 1));
+            let flat: Vec<u64> = v
+                .par_iter()
+                .flat_map(|&x| (0..x % 4).into_par_iter())
+                .collect();
+            assert_eq!(flat, s.clone().flat_map(|&x| 0..x % 4).collect::<Vec<_>>());
+            let (small, big): (Vec<u64>, Vec<u64>) = v.par_iter().copied().partition(|&x| x < 50);
+            let (small_std, big_std): (Vec<u64>, Vec<u64>) = s.clone().partition(|&&x| x < 50);
+            assert_eq!((small, big), (small_std, big_std));
+            let (odd_text, even_text): (Vec<String>, Vec<String>) = v
+                .par_iter()
+                .map(|x| x.to_string())
+                .partition(|t| t.ends_with(['1', '3', '5', '7', '9']));
+            let odd_set: HashSet<u64> = odd_text.iter().map(|t| t.parse().unwrap()).collect();
+            assert_eq!(odd_set, s.clone().copied().filter(|x| x % 2 == 1).collect());
+            assert_eq!(even_text.len(), s.clone().filter(|&&x| x % 2 == 0).count());
+            let (odd, even): (HashSet<u64>, Vec<u64>) =
+                v.par_iter().copied().partition(|x| x % 2 == 1);
+            assert_eq!(odd, odd_set);
+            assert_eq!(
+                even,
+                s.clone()
+                    .copied()
+                    .filter(|x| x % 2 == 0)
+                    .collect::<Vec<_>>()
+            );
+            let mut extended = vec![7u64];
+            extended.par_extend(v.par_iter().map(|x| x + 1));
+            assert_eq!(extended[0], 7);
+            assert_eq!(
+                &extended[1..],
+                &s.clone().map(|x| x + 1).collect::<Vec<_>>()[..]
+            );
+            let mut text = String::from(">");
+            text.par_extend(v.par_iter().filter(|&&x| x < 10).map(|x| x.to_string()));
+            let text_std: String = s
+                .clone()
+                .filter(|&&x| x < 10)
+                .map(|x| x.to_string())
+                .collect();
+            assert_eq!(text, format!(">{text_std}"));
             // skip and take: before, after and across the end, on borrowed and owned items.
             for n in [0, 1, v.len() / 3, v.len(), v.len() + 5] {
                 let skipped: Vec<u64> = v.par_iter().copied().skip(n).collect();
