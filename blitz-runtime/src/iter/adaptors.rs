@@ -136,6 +136,155 @@ where
     }
 }
 
+/// The iterator of [`ParallelIterator::map_with`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct MapWith<I, T, F> {
+    base: I,
+    init: T,
+    map: F,
+}
+
+impl<I, T, F> MapWith<I, T, F> {
+    pub(super) fn new(base: I, init: T, map: F) -> Self {
+        MapWith { base, init, map }
+    }
+}
+
+impl<I, T, F, R> ParallelIterator for MapWith<I, T, F>
+where
+    I: ParallelIterator,
+    T: Clone + Send,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        let MapWith { base, init, map } = self;
+        return base.with_producer(Callback {
+            callback,
+            init,
+            map: &map,
+        });
+
+        struct Callback<'f, CB, T, F> {
+            callback: CB,
+            init: T,
+            map: &'f F,
+        }
+
+        impl<'f, U, R, CB, T, F> ProducerCallback<U> for Callback<'f, CB, T, F>
+        where
+            CB: ProducerCallback<R>,
+            T: Clone + Send,
+            F: Fn(&mut T, U) -> R + Sync,
+        {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = U>,
+            {
+                self.callback.call(MapWithProducer {
+                    base,
+                    init: self.init,
+                    map: self.map,
+                })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+indexed_like_base!(impl<I, T, F, R> for MapWith<I, T, F> where I: IndexedParallelIterator, T: Clone + Send, F: Fn(&mut T, I::Item) -> R + Sync + Send, R: Send);
+
+/// A piece of a `map_with`: each split clones the value, so every piece runs with its own.
+struct MapWithProducer<'f, P, T, F> {
+    base: P,
+    init: T,
+    map: &'f F,
+}
+
+forward_source!(MapWithProducer<'f, P, T, F> { init, map } where P: ParallelSource, T: Clone + Send, F: Sync);
+
+impl<'f, P, T, F, R> IntoIterator for MapWithProducer<'f, P, T, F>
+where
+    P: IntoIterator,
+    F: Fn(&mut T, P::Item) -> R,
+{
+    type Item = R;
+    type IntoIter = MapWithIter<'f, P::IntoIter, T, F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        MapWithIter {
+            base: self.base.into_iter(),
+            state: self.init,
+            map: self.map,
+        }
+    }
+}
+
+/// The sequential side of a `map_with` piece.
+struct MapWithIter<'f, It, T, F> {
+    base: It,
+    state: T,
+    map: &'f F,
+}
+
+impl<It: Iterator, T, F: Fn(&mut T, It::Item) -> R, R> Iterator for MapWithIter<'_, It, T, F> {
+    type Item = R;
+
+    fn next(&mut self) -> Option<R> {
+        let item = self.base.next()?;
+        Some((self.map)(&mut self.state, item))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+}
+
+/// The iterator of [`ParallelIterator::inspect`]: a [`Map`] that hands each item back.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Inspect<I, F> {
+    base: I,
+    inspect: F,
+}
+
+impl<I, F> Inspect<I, F> {
+    pub(super) fn new(base: I, inspect: F) -> Self {
+        Inspect { base, inspect }
+    }
+}
+
+impl<I, F> ParallelIterator for Inspect<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&I::Item) + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let inspect = self.inspect;
+        Map::new(self.base, move |item| {
+            inspect(&item);
+            item
+        })
+        .with_producer(callback)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+indexed_like_base!(impl<I, F> for Inspect<I, F> where I: IndexedParallelIterator, F: Fn(&I::Item) + Sync + Send);
+
 /// The iterator of [`ParallelIterator::filter`].
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]

@@ -39,7 +39,8 @@ use std::iter::{Product, Sum};
 use crate::loops::ParallelSource;
 
 pub use adaptors::{
-    Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, FoldWith, Map, MaxLen, MinLen,
+    Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, FoldWith, Inspect, Map, MapWith,
+    MaxLen, MinLen,
 };
 pub use collect::{FromParallelIterator, ParallelExtend};
 pub use indexed::{Chunks, Enumerate, Skip, Take, Zip};
@@ -117,6 +118,65 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         Map::new(self, map)
+    }
+
+    /// Maps each item with `map`, which also gets a value of its own to work with: every piece
+    /// of the iteration starts from a clone of `init` (rayon's `map_with`; for a channel's
+    /// sender, a scratch buffer, a random number generator).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..5u32).into_par_iter().map_with(10, |base, x| *base + x).collect();
+    /// assert_eq!(v, [10, 11, 12, 13, 14]);
+    /// ```
+    fn map_with<T, F, R>(self, init: T, map: F) -> MapWith<Self, T, F>
+    where
+        T: Clone + Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        MapWith::new(self, init, map)
+    }
+
+    /// Calls `op` on every item with a value of its own, cloned from `init` for every piece
+    /// of the iteration (rayon's `for_each_with`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// (0..5u32).into_par_iter().for_each_with(sender, |s, x| s.send(x).unwrap());
+    /// let mut got: Vec<u32> = receiver.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, [0, 1, 2, 3, 4]);
+    /// ```
+    fn for_each_with<T, F>(self, init: T, op: F)
+    where
+        T: Clone + Send,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_with(init, op).for_each(|()| ());
+    }
+
+    /// Calls `inspect` on a reference to every item as it passes (rayon's `inspect`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let sum: u32 = (1..=4u32)
+    ///     .into_par_iter()
+    ///     .inspect(|_| {
+    ///         seen.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    ///     .sum();
+    /// assert_eq!((sum, seen.into_inner()), (10, 4));
+    /// ```
+    fn inspect<F>(self, inspect: F) -> Inspect<Self, F>
+    where
+        F: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect)
     }
 
     /// Keeps the items for which `predicate` holds.

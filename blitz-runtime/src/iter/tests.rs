@@ -295,6 +295,40 @@ fn adaptors_and_collect_match_std() {
                 .map(|x| x.to_string())
                 .collect();
             assert_eq!(text, format!(">{text_std}"));
+            // map_with: every piece gets its own clone of the value (a counter here, so the
+            // items of one piece see 0, 1, 2, ..), and the results are those of std's map.
+            let with: Vec<(u64, u64)> = v
+                .par_iter()
+                .map_with(0u64, |calls, &x| {
+                    *calls += 1;
+                    (x * 2, *calls)
+                })
+                .collect();
+            assert_eq!(
+                with.iter().map(|p| p.0).collect::<Vec<_>>(),
+                s.clone().map(|x| x * 2).collect::<Vec<_>>()
+            );
+            assert!(
+                with.first().is_none_or(|p| p.1 == 1),
+                "a piece starts from the clone"
+            );
+            let (sender, receiver) = std::sync::mpsc::channel();
+            v.par_iter()
+                .for_each_with(sender, |s, &x| s.send(x).unwrap());
+            let mut sent: Vec<u64> = receiver.iter().collect();
+            sent.sort_unstable();
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert_eq!(sent, sorted);
+            let seen = AtomicUsize::new(0);
+            let inspected: Vec<u64> = v
+                .par_iter()
+                .copied()
+                .inspect(|_| {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                })
+                .collect();
+            assert_eq!((&inspected, seen.into_inner()), (v, v.len()));
             // skip and take: before, after and across the end, on borrowed and owned items.
             for n in [0, 1, v.len() / 3, v.len(), v.len() + 5] {
                 let skipped: Vec<u64> = v.par_iter().copied().skip(n).collect();
