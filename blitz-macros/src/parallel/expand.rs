@@ -11,7 +11,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
-use syn::{Block, Expr, FnArg, GenericParam, Ident, ItemFn, Pat, Signature, Type};
+use syn::{Block, FnArg, GenericParam, Ident, ItemFn, Pat, Signature, Type};
 
 use super::args::Args;
 use super::placement::Placement;
@@ -55,12 +55,9 @@ pub(super) fn expand(
 
 fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
     let name = &callee.name;
-    if let Some(call) = callee.qualified_call(&func.block) {
-        let Expr::Path(path) = &*call.func else {
-            unreachable!("`qualified_call` returns calls of paths")
-        };
+    if let Some(path) = callee.qualified_call(&func.block) {
         return syn::Error::new_spanned(
-            path,
+            &path,
             format!(
                 "`#[parallel]` found no fork point in `{name}`: a recursive call must name the \
                  fn as `{name}(..)` (a path such as `{path}` may name another fn); if this call \

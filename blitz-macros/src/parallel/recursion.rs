@@ -139,14 +139,14 @@ impl Callee {
         }
     }
 
-    /// A call in `block` that names this free fn through a path (`crate::f(..)`,
+    /// The path of a call in `block` that names this free fn through a path (`crate::f(..)`,
     /// `self::f(..)`, `super::m::f(..)`, `::c::f(..)`) with the fn's arity. Such calls are not
     /// taken for recursion (a path may name another fn of the same name), but when the fn has
     /// no fork point, one is most likely what the user meant: the error points at it.
-    pub(super) fn qualified_call(&self, block: &syn::Block) -> Option<syn::ExprCall> {
+    pub(super) fn qualified_call(&self, block: &syn::Block) -> Option<syn::ExprPath> {
         struct Finder<'a> {
             callee: &'a Callee,
-            found: Option<syn::ExprCall>,
+            found: Option<syn::ExprPath>,
         }
         impl<'ast> Visit<'ast> for Finder<'_> {
             fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
@@ -161,7 +161,7 @@ impl Callee {
                         && segs.last().is_some_and(|s| s.ident == self.callee.name)
                         && c.args.len() == self.callee.arity
                     {
-                        self.found = Some(c.clone());
+                        self.found = Some(p.clone());
                         return;
                     }
                 }

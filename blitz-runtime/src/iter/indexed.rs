@@ -352,7 +352,7 @@ impl<I: Iterator> Iterator for ChunksIter<I> {
 /// one split before anything runs. The part cut off is dropped unrun, which for a source that
 /// owns its items (`Vec::into_par_iter`) drops those items.
 macro_rules! cut_adaptor {
-    ($(#[$doc:meta])* $adaptor:ident, |$len:ident, $n:ident| $kept_len:expr, $keep_back:expr) => {
+    ($(#[$doc:meta])* $adaptor:ident, keep_back: $keep_back:expr) => {
         $(#[$doc])*
         #[derive(Clone, Debug)]
         #[must_use = "parallel iterators do nothing until consumed"]
@@ -406,8 +406,8 @@ macro_rules! cut_adaptor {
 
         impl<I: IndexedParallelIterator> IndexedParallelIterator for $adaptor<I> {
             fn len(&self) -> usize {
-                let ($len, $n) = (self.base.len(), self.n);
-                $kept_len
+                let (len, front) = (self.base.len(), self.n.min(self.base.len()));
+                if $keep_back { len - front } else { front }
             }
         }
     };
@@ -415,9 +415,9 @@ macro_rules! cut_adaptor {
 
 cut_adaptor!(
     /// The iterator of [`IndexedParallelIterator::skip`].
-    Skip, |len, n| len.saturating_sub(n), true
+    Skip, keep_back: true
 );
 cut_adaptor!(
     /// The iterator of [`IndexedParallelIterator::take`].
-    Take, |len, n| len.min(n), false
+    Take, keep_back: false
 );

@@ -133,150 +133,78 @@ pub struct RangeIter<R> {
 /// needs the impl before the literal's type is settled, and with one impl per integer type it
 /// did not compile ("type annotations needed") or settled on `i32` at once, so that
 /// `(0..10).into_par_iter().map(|x| x * 2).collect::<Vec<u64>>()` failed. With one generic
-/// impl whose `Item` is `T`, the literal's type is inferred from how the items are used.
+/// impl whose `Item` is `T`, the literal's type is inferred from how the items are used. The
+/// traits are markers (the ranges' `ParallelSource` impls do the work): a bound on the item
+/// type itself is what the compiler infers the literal's type through.
 ///
 /// Public in a private module: it appears in the bounds of public impls, but nobody outside
 /// can name or implement it.
 mod range_integer {
-    use super::*;
-
-    pub trait RangeInteger: Sized + Send {
-        fn range_with_producer<CB: ProducerCallback<Self>>(
-            range: Range<Self>,
-            callback: CB,
-        ) -> CB::Output;
-        fn range_opt_len(range: &Range<Self>) -> Option<usize>;
-        fn inclusive_with_producer<CB: ProducerCallback<Self>>(
-            range: RangeInclusive<Self>,
-            callback: CB,
-        ) -> CB::Output;
-        fn inclusive_opt_len(range: &RangeInclusive<Self>) -> Option<usize>;
-    }
+    pub trait RangeInteger: Sized + Send {}
 
     /// `Range<T>` is indexed when `end - start` always fits a `usize`.
-    pub trait IndexedRangeInteger: RangeInteger {
-        fn range_len(range: &Range<Self>) -> usize;
-    }
+    pub trait IndexedRangeInteger: RangeInteger {}
 
     /// `RangeInclusive<T>` is indexed when `end - start + 1` always fits a `usize`.
-    pub trait IndexedInclusiveRangeInteger: RangeInteger {
-        fn inclusive_len(range: &RangeInclusive<Self>) -> usize;
-    }
+    pub trait IndexedInclusiveRangeInteger: RangeInteger {}
 }
 use range_integer::{IndexedInclusiveRangeInteger, IndexedRangeInteger, RangeInteger};
 
-macro_rules! range_integers {
-    ($($t:ty),*) => {$(
-        impl RangeInteger for $t {
-            fn range_with_producer<CB: ProducerCallback<$t>>(
-                range: Range<$t>,
-                callback: CB,
-            ) -> CB::Output {
-                callback.call(range)
-            }
-
-            fn range_opt_len(range: &Range<$t>) -> Option<usize> {
-                range_opt_len(range)
-            }
-
-            fn inclusive_with_producer<CB: ProducerCallback<$t>>(
-                range: RangeInclusive<$t>,
-                callback: CB,
-            ) -> CB::Output {
-                callback.call(range)
-            }
-
-            fn inclusive_opt_len(range: &RangeInclusive<$t>) -> Option<usize> {
-                range_opt_len(range)
-            }
-        }
-    )*};
+macro_rules! impl_for {
+    ($tr:ident: $($t:ty),*) => {$(impl $tr for $t {})*};
 }
 
-range_integers!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
-);
-
-macro_rules! indexed_ranges {
-    ($($t:ty),*) => {$(
-        impl IndexedRangeInteger for $t {
-            fn range_len(range: &Range<$t>) -> usize {
-                range.par_len()
-            }
-        }
-    )*};
-}
-
-macro_rules! indexed_inclusive_ranges {
-    ($($t:ty),*) => {$(
-        impl IndexedInclusiveRangeInteger for $t {
-            fn inclusive_len(range: &RangeInclusive<$t>) -> usize {
-                range.par_len()
-            }
-        }
-    )*};
-}
-
-indexed_ranges!(u8, u16, u32, usize, i8, i16, i32, isize);
-indexed_inclusive_ranges!(u8, u16, i8, i16);
+impl_for!(RangeInteger: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+impl_for!(IndexedRangeInteger: u8, u16, u32, usize, i8, i16, i32, isize);
+impl_for!(IndexedInclusiveRangeInteger: u8, u16, i8, i16);
 #[cfg(target_pointer_width = "64")]
-indexed_ranges!(u64, i64);
+impl_for!(IndexedRangeInteger: u64, i64);
 #[cfg(target_pointer_width = "64")]
-indexed_inclusive_ranges!(u32, i32);
+impl_for!(IndexedInclusiveRangeInteger: u32, i32);
 
-impl<T: RangeInteger> ParallelIterator for RangeIter<Range<T>> {
-    type Item = T;
+/// The impls for one range type; the ranges' own `ParallelSource` impls do the work.
+macro_rules! range_iter {
+    ($range:ident, $indexed:ident) => {
+        impl<T: RangeInteger> ParallelIterator for RangeIter<$range<T>>
+        where
+            $range<T>: ParallelSource + IntoIterator<Item = T>,
+        {
+            type Item = T;
 
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::range_with_producer(self.range, callback)
-    }
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                callback.call(self.range)
+            }
 
-    fn opt_len(&self) -> Option<usize> {
-        T::range_opt_len(&self.range)
-    }
+            fn opt_len(&self) -> Option<usize> {
+                range_opt_len(&self.range)
+            }
+        }
+
+        impl<T: RangeInteger> IntoParallelIterator for $range<T>
+        where
+            $range<T>: ParallelSource + IntoIterator<Item = T>,
+        {
+            type Iter = RangeIter<$range<T>>;
+            type Item = T;
+
+            fn into_par_iter(self) -> Self::Iter {
+                RangeIter { range: self }
+            }
+        }
+
+        impl<T: $indexed> IndexedParallelIterator for RangeIter<$range<T>>
+        where
+            $range<T>: ParallelSource + IntoIterator<Item = T>,
+        {
+            fn len(&self) -> usize {
+                self.range.par_len()
+            }
+        }
+    };
 }
 
-impl<T: RangeInteger> ParallelIterator for RangeIter<RangeInclusive<T>> {
-    type Item = T;
-
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::inclusive_with_producer(self.range, callback)
-    }
-
-    fn opt_len(&self) -> Option<usize> {
-        T::inclusive_opt_len(&self.range)
-    }
-}
-
-impl<T: RangeInteger> IntoParallelIterator for Range<T> {
-    type Iter = RangeIter<Range<T>>;
-    type Item = T;
-
-    fn into_par_iter(self) -> Self::Iter {
-        RangeIter { range: self }
-    }
-}
-
-impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
-    type Iter = RangeIter<RangeInclusive<T>>;
-    type Item = T;
-
-    fn into_par_iter(self) -> Self::Iter {
-        RangeIter { range: self }
-    }
-}
-
-impl<T: IndexedRangeInteger> IndexedParallelIterator for RangeIter<Range<T>> {
-    fn len(&self) -> usize {
-        T::range_len(&self.range)
-    }
-}
-
-impl<T: IndexedInclusiveRangeInteger> IndexedParallelIterator for RangeIter<RangeInclusive<T>> {
-    fn len(&self) -> usize {
-        T::inclusive_len(&self.range)
-    }
-}
+range_iter!(Range, IndexedRangeInteger);
+range_iter!(RangeInclusive, IndexedInclusiveRangeInteger);
 
 /// The length of a range, unless it may not fit a `usize` (`par_len` saturates there).
 fn range_opt_len(range: &impl ParallelSource) -> Option<usize> {
