@@ -26,6 +26,7 @@ mod adaptors;
 mod collect;
 mod consumers;
 mod indexed;
+mod map;
 mod slice;
 mod sources;
 #[cfg(all(test, not(loom)))]
@@ -38,12 +39,10 @@ use std::iter::{Product, Sum};
 
 use crate::loops::ParallelSource;
 
-pub use adaptors::{
-    Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, FoldWith, Inspect, Map, MapWith,
-    MaxLen, MinLen,
-};
+pub use adaptors::{Filter, FilterMap, FlatMap, FlatMapIter, Fold, FoldWith, MaxLen, MinLen};
 pub use collect::{FromParallelIterator, ParallelExtend};
 pub use indexed::{Chunks, Enumerate, Skip, Take, Zip};
+pub use map::{Cloned, Copied, Inspect, Map, MapWith};
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
 pub use try_ops::Try;
