@@ -59,7 +59,7 @@ pub use pool::{
     current_thread_index,
 };
 pub use registry::Worker;
-pub use scope::{Scope, scope};
+pub use scope::{Scope, in_place_scope, scope};
 #[doc(hidden)]
 pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
 pub use spawn::spawn;

@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 
 use crate::broadcast::{BroadcastContext, broadcast_in_worker};
 use crate::registry::{Registry, Worker};
-use crate::scope::{Scope, scope_in_worker};
+use crate::scope::{Scope, scope_in_worker, scope_on};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::spawn_in;
 use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
@@ -434,6 +434,32 @@ impl ThreadPool {
     {
         self.registry
             .in_worker(|worker| scope_in_worker(worker, op))
+    }
+
+    /// [`in_place_scope`](crate::in_place_scope) on this pool: runs `op` on the calling thread
+    /// in a scope whose tasks run on this pool, then waits for them (blocking, unless the
+    /// caller is a worker of this pool).
+    ///
+    /// ```
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut parts = [0u64; 2];
+    /// let (lo, hi) = parts.split_at_mut(1);
+    /// pool.in_place_scope(|s| {
+    ///     s.spawn(|_| lo[0] = (0..500).sum());
+    ///     hi[0] = (500..1000).sum();
+    /// });
+    /// assert_eq!(parts[0] + parts[1], 499_500);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        match Worker::current() {
+            Some(worker) if Arc::ptr_eq(worker.registry(), &self.registry) => {
+                scope_in_worker(worker, op)
+            }
+            _ => scope_on(None, &self.registry, op),
+        }
     }
 
     /// [`spawn`](crate::spawn) on this pool: runs `func` on one of its workers without waiting.

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use crate::job::HeapJob;
 use crate::join::with_worker;
 use crate::latch::{CountLatch, Latch};
+use crate::pool::global_registry;
 use crate::registry::{Registry, Worker};
 use crate::sync::{AtomicPtr, Ordering};
 use crate::unwind::drop_quietly;
@@ -110,12 +111,53 @@ where
     with_worker(|worker| scope_in_worker(worker, op))
 }
 
+/// Creates a scope like [`scope`], but runs `op` on the calling thread (rayon's
+/// `in_place_scope`), so `op` need not be `Send`. Inside a pool this is [`scope`]; outside
+/// one, the tasks run on the global pool while `op` runs here, and the calling thread then
+/// blocks until they have finished.
+///
+/// ```
+/// use std::rc::Rc;
+///
+/// let not_send = Rc::new(5); // `op` may use it: it never leaves this thread
+/// let mut squares = [0u32; 4];
+/// blitz::in_place_scope(|s| {
+///     for (i, slot) in squares.iter_mut().enumerate() {
+///         s.spawn(move |_| *slot = (i * i) as u32);
+///     }
+///     assert_eq!(*not_send, 5);
+/// });
+/// assert_eq!(squares, [0, 1, 4, 9]);
+/// ```
+///
+/// # Panics
+///
+/// As [`scope`].
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    match Worker::current() {
+        Some(worker) => scope_in_worker(worker, op),
+        None => scope_on(None, global_registry(), op),
+    }
+}
+
 /// [`scope`] with `owner` as the scope's owner (a worker of the pool the tasks run on).
 pub(crate) fn scope_in_worker<'scope, OP, R>(owner: &Worker, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    let scope = Scope::new(owner);
+    scope_on(Some(owner), owner.registry(), op)
+}
+
+/// Runs `op` in a new scope whose tasks go to `registry`. `owner`, if any, is the calling
+/// thread's worker of that pool; without one the caller blocks for the tasks.
+pub(crate) fn scope_on<'scope, OP, R>(owner: Option<&Worker>, registry: &Arc<Registry>, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    let scope = Scope::new(owner, registry);
     let result = match panic::catch_unwind(AssertUnwindSafe(|| op(&scope))) {
         Ok(value) => Some(value),
         Err(payload) => {
@@ -125,7 +167,7 @@ where
     };
     // SAFETY: the body's own count; `scope` lives on in this frame until after the wait.
     unsafe { Latch::set(&scope.job_completed_latch) };
-    scope.job_completed_latch.wait(Some(owner));
+    scope.job_completed_latch.wait(owner);
     if let Some(payload) = scope.take_panic() {
         // The body's value is discarded here, not while the panic unwinds this frame (where
         // a panicking `Drop` would abort).
@@ -137,11 +179,11 @@ where
 }
 
 impl<'scope> Scope<'scope> {
-    fn new(owner: &Worker) -> Self {
+    fn new(owner: Option<&Worker>, registry: &Arc<Registry>) -> Self {
         Scope {
-            job_completed_latch: CountLatch::new(Some(owner)),
+            job_completed_latch: CountLatch::new(owner),
             panic: AtomicPtr::new(ptr::null_mut()),
-            registry: Arc::clone(owner.registry()),
+            registry: Arc::clone(registry),
             marker: PhantomData,
         }
     }
@@ -236,7 +278,72 @@ impl Drop for Scope<'_> {
 mod tests {
     use super::*;
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicU64, AtomicUsize};
+
+    /// Fills `slots[i]` with `i * i` from tasks spawned by tasks; returns the body's thread.
+    fn spawn_squares<'s>(s: &Scope<'s>, slots: &'s [AtomicU64]) -> std::thread::ThreadId {
+        for (i, slot) in slots.iter().enumerate() {
+            s.spawn(move |s| s.spawn(move |_| slot.store((i * i) as u64, Ordering::Relaxed)));
+        }
+        std::thread::current().id()
+    }
+
+    /// Runs `in_scope` with fresh slots and checks that every task ran before it returned.
+    fn check_squares(
+        in_scope: impl FnOnce(&[AtomicU64]) -> std::thread::ThreadId,
+    ) -> std::thread::ThreadId {
+        let slots: Vec<AtomicU64> = (0..64).map(|_| AtomicU64::new(0)).collect();
+        let body_thread = in_scope(&slots);
+        let squares = slots.iter().enumerate();
+        assert!(
+            squares
+                .into_iter()
+                .all(|(i, x)| x.load(Ordering::Relaxed) == (i * i) as u64)
+        );
+        body_thread
+    }
+
+    #[test]
+    fn in_place_scope_runs_the_body_here_and_waits_for_its_tasks() {
+        let here = std::thread::current().id();
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        // From outside: the body runs here, the tasks on the pool.
+        let body = check_squares(|slots| pool.in_place_scope(|s| spawn_squares(s, slots)));
+        assert_eq!(body, here);
+        if !cfg!(miri) {
+            // The global pool's threads outlive the test, which Miri reports as a leak.
+            let body = check_squares(|slots| in_place_scope(|s| spawn_squares(s, slots)));
+            assert_eq!(body, here);
+        }
+        // From a worker: the body runs on that worker.
+        pool.install(|| {
+            let worker = std::thread::current().id();
+            let body = check_squares(|slots| in_place_scope(|s| spawn_squares(s, slots)));
+            assert_eq!(body, worker);
+            let body = check_squares(|slots| pool.in_place_scope(|s| spawn_squares(s, slots)));
+            assert_eq!(body, worker);
+        });
+    }
+
+    #[test]
+    fn in_place_scope_rethrows_a_panic_after_every_task_finished() {
+        crate::test_panics::quiet_planted_panics();
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let ran = AtomicUsize::new(0);
+        let err = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.in_place_scope(|s| {
+                for _ in 0..8 {
+                    s.spawn(|_| {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+                panic!("planted body panic");
+            })
+        }))
+        .unwrap_err();
+        assert_eq!(err.downcast_ref::<&str>(), Some(&"planted body panic"));
+        assert_eq!(ran.into_inner(), 8);
+    }
 
     #[test]
     fn empty_scope_returns_the_body_value() {
