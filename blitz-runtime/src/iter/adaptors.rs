@@ -1,5 +1,5 @@
 //! The adaptors that change how many items there are or how they are grouped: `filter`,
-//! `filter_map`, `flat_map`, `flat_map_iter`, `with_min_len`, `with_max_len`, `fold`,
+//! `filter_map`, `flat_map`, `flat_map_iter`, `flatten`, `flatten_iter`, `with_min_len`, `with_max_len`, `fold`,
 //! `fold_with`; and the macros every adaptor's producer is built with.
 //!
 //! Each adaptor is three things: the iterator (owns the base and the closure), a callback that wraps
@@ -311,6 +311,59 @@ where
 
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().flat_map(self.map)
+    }
+}
+
+/// The iterator of [`ParallelIterator::flatten`]: a [`FlatMap`] whose items are already
+/// parallel iterators.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Flatten<I> {
+    base: I,
+}
+
+impl<I> Flatten<I> {
+    pub(super) fn new(base: I) -> Self {
+        Flatten { base }
+    }
+}
+
+impl<I> ParallelIterator for Flatten<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoParallelIterator,
+{
+    type Item = <I::Item as IntoParallelIterator>::Item;
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        FlatMap::new(self.base, |item: I::Item| item).with_producer(callback)
+    }
+}
+
+/// The iterator of [`ParallelIterator::flatten_iter`]: a [`FlatMapIter`] whose items are
+/// already sequential iterators.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FlattenIter<I> {
+    base: I,
+}
+
+impl<I> FlattenIter<I> {
+    pub(super) fn new(base: I) -> Self {
+        FlattenIter { base }
+    }
+}
+
+impl<I> ParallelIterator for FlattenIter<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoIterator,
+    <I::Item as IntoIterator>::Item: Send,
+{
+    type Item = <I::Item as IntoIterator>::Item;
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        FlatMapIter::new(self.base, |item: I::Item| item).with_producer(callback)
     }
 }
 

@@ -1,4 +1,5 @@
-//! The adaptors that need an indexed base: `enumerate`, `zip`, `chunks`, `skip`, `take`.
+//! The adaptors that need an indexed base: `enumerate`, `zip`, `chunks`, `skip`, `take`, `rev`,
+//! `step_by`.
 
 use std::ops::RangeFrom;
 
@@ -421,3 +422,240 @@ cut_adaptor!(
     /// The iterator of [`IndexedParallelIterator::take`].
     Take, keep_back: false
 );
+
+/// The iterator of [`IndexedParallelIterator::rev`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Rev<I> {
+    base: I,
+}
+
+impl<I> Rev<I> {
+    pub(super) fn new(base: I) -> Self {
+        Rev { base }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        return self.base.with_producer(Callback { callback });
+
+        struct Callback<CB> {
+            callback: CB,
+        }
+
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = T>,
+            {
+                self.callback.call(RevProducer { base })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.base.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+}
+
+/// A piece of a `rev`: its index `i` is the base's index `len - 1 - i`, so its front is the
+/// base's back.
+struct RevProducer<P> {
+    base: P,
+}
+
+impl<P: ParallelSource> ParallelSource for RevProducer<P> {
+    fn par_len(&self) -> usize {
+        self.base.par_len()
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let len = self.base.par_len();
+        let (front, back) = self.base.par_split_at(len - index);
+        (RevProducer { base: back }, RevProducer { base: front })
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.base.par_min_len()
+    }
+
+    fn par_max_len(&self) -> usize {
+        self.base.par_max_len()
+    }
+}
+
+impl<P: ParallelSource> IntoIterator for RevProducer<P> {
+    type Item = P::Item;
+    type IntoIter = RevIter<P>;
+
+    fn into_iter(self) -> RevIter<P> {
+        RevIter {
+            rest: Some(self.base),
+            block: Vec::new(),
+        }
+    }
+}
+
+/// The sequential side of a `rev` piece. A producer's items come out front first only, so
+/// the piece is cut into blocks from the back (one split each); a block's items are pushed
+/// on a stack in order and popped in reverse. The stack is allocated once per piece.
+pub(super) struct RevIter<P: IntoIterator> {
+    /// The items not yet in a block.
+    rest: Option<P>,
+    /// The current block, its last item on top.
+    block: Vec<P::Item>,
+}
+
+impl<P: IntoIterator> RevIter<P> {
+    /// Items per block: a few kilobytes of them, at most 256, at least one.
+    const BLOCK: usize = match 4096usize.checked_div(std::mem::size_of::<P::Item>()) {
+        Some(0) => 1,
+        Some(n) if n < 256 => n,
+        _ => 256,
+    };
+}
+
+impl<P: ParallelSource> Iterator for RevIter<P> {
+    type Item = P::Item;
+
+    fn next(&mut self) -> Option<P::Item> {
+        loop {
+            if let Some(item) = self.block.pop() {
+                return Some(item);
+            }
+            let rest = self.rest.take()?;
+            let len = rest.par_len();
+            if len == 0 {
+                return None;
+            }
+            let (front, back) = rest.par_split_at(len - Self::BLOCK.min(len));
+            self.block.extend(back);
+            self.rest = Some(front);
+        }
+    }
+
+    fn fold<B, F: FnMut(B, P::Item) -> B>(mut self, init: B, mut fold: F) -> B {
+        // Whole blocks at once: a block drained backwards is a plain loop over a slice.
+        let mut acc = self.block.drain(..).rev().fold(init, &mut fold);
+        while let Some(rest) = self.rest.take() {
+            let len = rest.par_len();
+            if len == 0 {
+                break;
+            }
+            let (front, back) = rest.par_split_at(len - Self::BLOCK.min(len));
+            self.rest = Some(front);
+            self.block.extend(back);
+            acc = self.block.drain(..).rev().fold(acc, &mut fold);
+        }
+        acc
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.block.len() + self.rest.as_ref().map_or(0, ParallelSource::par_len);
+        (len, Some(len))
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::step_by`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct StepBy<I> {
+    base: I,
+    step: usize,
+}
+
+impl<I> StepBy<I> {
+    pub(super) fn new(base: I, step: usize) -> Self {
+        assert!(step != 0, "step_by: the step must not be 0");
+        StepBy { base, step }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let step = self.step;
+        return self.base.with_producer(Callback { callback, step });
+
+        struct Callback<CB> {
+            callback: CB,
+            step: usize,
+        }
+
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = T>,
+            {
+                self.callback.call(StepByProducer {
+                    base,
+                    step: self.step,
+                })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
+    fn len(&self) -> usize {
+        self.base.len().div_ceil(self.step)
+    }
+}
+
+/// A piece of a `step_by`: its index `i` is the base's index `i * step`. Every piece starts on
+/// a multiple of the step, so each runs as `std`'s `step_by` on its piece of the base.
+struct StepByProducer<P> {
+    base: P,
+    step: usize,
+}
+
+impl<P: ParallelSource> ParallelSource for StepByProducer<P> {
+    fn par_len(&self) -> usize {
+        self.base.par_len().div_ceil(self.step)
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let at = index.saturating_mul(self.step).min(self.base.par_len());
+        let (front, back) = self.base.par_split_at(at);
+        let step = self.step;
+        (
+            StepByProducer { base: front, step },
+            StepByProducer { base: back, step },
+        )
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.base.par_min_len().div_ceil(self.step)
+    }
+
+    fn par_max_len(&self) -> usize {
+        (self.base.par_max_len() / self.step).max(1)
+    }
+}
+
+impl<P: IntoIterator> IntoIterator for StepByProducer<P> {
+    type Item = P::Item;
+    type IntoIter = std::iter::StepBy<P::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.base.into_iter().step_by(self.step)
+    }
+}

@@ -1,5 +1,5 @@
-//! The adaptors that turn each item into one new item: `map`, `map_with`, `inspect`,
-//! `copied`, `cloned`.
+//! The adaptors that turn each item into one new item: `map`, `map_with`, `map_init`,
+//! `inspect`, `update`, `copied`, `cloned`.
 
 use super::adaptors::{forward_source, indexed_like_base};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
@@ -177,7 +177,7 @@ where
     }
 }
 
-/// The sequential side of a `map_with` piece.
+/// The sequential side of a `map_with` or `map_init` piece.
 struct MapWithIter<'f, It, T, F> {
     base: It,
     state: T,
@@ -194,6 +194,100 @@ impl<It: Iterator, T, F: Fn(&mut T, It::Item) -> R, R> Iterator for MapWithIter<
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.base.size_hint()
+    }
+}
+
+/// The iterator of [`ParallelIterator::map_init`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct MapInit<I, INIT, F> {
+    base: I,
+    init: INIT,
+    map: F,
+}
+
+impl<I, INIT, F> MapInit<I, INIT, F> {
+    pub(super) fn new(base: I, init: INIT, map: F) -> Self {
+        MapInit { base, init, map }
+    }
+}
+
+impl<I, INIT, T, F, R> ParallelIterator for MapInit<I, INIT, F>
+where
+    I: ParallelIterator,
+    INIT: Fn() -> T + Sync + Send,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        let MapInit { base, init, map } = self;
+        return base.with_producer(Callback {
+            callback,
+            init: &init,
+            map: &map,
+        });
+
+        struct Callback<'f, CB, INIT, F> {
+            callback: CB,
+            init: &'f INIT,
+            map: &'f F,
+        }
+
+        impl<'f, U, T, R, CB, INIT, F> ProducerCallback<U> for Callback<'f, CB, INIT, F>
+        where
+            CB: ProducerCallback<R>,
+            INIT: Fn() -> T + Sync,
+            F: Fn(&mut T, U) -> R + Sync,
+        {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = U>,
+            {
+                self.callback.call(MapInitProducer {
+                    base,
+                    init: self.init,
+                    map: self.map,
+                })
+            }
+        }
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+indexed_like_base!(impl<I, INIT, T, F, R> for MapInit<I, INIT, F> where I: IndexedParallelIterator, INIT: Fn() -> T + Sync + Send, F: Fn(&mut T, I::Item) -> R + Sync + Send, R: Send);
+
+/// A piece of a `map_init`: the value is made when the piece starts running, so a split
+/// costs nothing and every piece runs with its own.
+struct MapInitProducer<'f, P, INIT, F> {
+    base: P,
+    init: &'f INIT,
+    map: &'f F,
+}
+
+forward_source!(MapInitProducer<'f, P, INIT, F> { init, map } where P: ParallelSource, INIT: Sync, F: Sync);
+
+impl<'f, P, INIT, T, F, R> IntoIterator for MapInitProducer<'f, P, INIT, F>
+where
+    P: IntoIterator,
+    INIT: Fn() -> T,
+    F: Fn(&mut T, P::Item) -> R,
+{
+    type Item = R;
+    type IntoIter = MapWithIter<'f, P::IntoIter, T, F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        MapWithIter {
+            base: self.base.into_iter(),
+            state: (self.init)(),
+            map: self.map,
+        }
     }
 }
 
@@ -233,6 +327,43 @@ where
 }
 
 indexed_like_base!(impl<I, F> for Inspect<I, F> where I: IndexedParallelIterator, F: Fn(&I::Item) + Sync + Send);
+
+/// The iterator of [`ParallelIterator::update`]: a [`Map`] that changes each item in place.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Update<I, F> {
+    base: I,
+    update: F,
+}
+
+impl<I, F> Update<I, F> {
+    pub(super) fn new(base: I, update: F) -> Self {
+        Update { base, update }
+    }
+}
+
+impl<I, F> ParallelIterator for Update<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&mut I::Item) + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let update = self.update;
+        Map::new(self.base, move |mut item| {
+            update(&mut item);
+            item
+        })
+        .with_producer(callback)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+indexed_like_base!(impl<I, F> for Update<I, F> where I: IndexedParallelIterator, F: Fn(&mut I::Item) + Sync + Send);
 
 /// `copied` and `cloned`: an adaptor from `&T` to `T` that is a `std::iter` adaptor on each
 /// piece, with no closure of its own.

@@ -23,6 +23,8 @@
 //!   among the others: the ordered searches (`find_first`, `position_last`, ...) rely on that.
 
 mod adaptors;
+mod bridge;
+mod chain;
 mod collect;
 mod consumers;
 mod indexed;
@@ -39,10 +41,14 @@ use std::iter::{Product, Sum};
 
 use crate::loops::ParallelSource;
 
-pub use adaptors::{Filter, FilterMap, FlatMap, FlatMapIter, Fold, FoldWith, MaxLen, MinLen};
+pub use adaptors::{
+    Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, MaxLen, MinLen,
+};
+pub use bridge::{IterBridge, ParallelBridge};
+pub use chain::Chain;
 pub use collect::{FromParallelIterator, ParallelExtend};
-pub use indexed::{Chunks, Enumerate, Skip, Take, Zip};
-pub use map::{Cloned, Copied, Inspect, Map, MapWith};
+pub use indexed::{Chunks, Enumerate, Rev, Skip, StepBy, Take, Zip};
+pub use map::{Cloned, Copied, Inspect, Map, MapInit, MapWith, Update};
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
 pub use try_ops::Try;
@@ -137,6 +143,31 @@ pub trait ParallelIterator: Sized + Send {
         MapWith::new(self, init, map)
     }
 
+    /// Maps each item with `map`, which also gets a value of its own made by `init`: every
+    /// piece of the iteration calls `init` once when it starts (rayon's `map_init`; for a
+    /// value that is not `Clone`, or costly to clone, such as a random number generator).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u64> = (0..6u64)
+    ///     .into_par_iter()
+    ///     .map_init(Vec::new, |scratch: &mut Vec<u64>, x| {
+    ///         scratch.clear();
+    ///         scratch.extend(0..=x);
+    ///         scratch.iter().sum::<u64>()
+    ///     })
+    ///     .collect();
+    /// assert_eq!(v, [0, 1, 3, 6, 10, 15]);
+    /// ```
+    fn map_init<INIT, T, F, R>(self, init: INIT, map: F) -> MapInit<Self, INIT, F>
+    where
+        INIT: Fn() -> T + Sync + Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, map)
+    }
+
     /// Calls `op` on every item with a value of its own, cloned from `init` for every piece
     /// of the iteration (rayon's `for_each_with`).
     ///
@@ -176,6 +207,21 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(&Self::Item) + Sync + Send,
     {
         Inspect::new(self, inspect)
+    }
+
+    /// Changes every item in place with `update` before passing it on (rayon's `update`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<String> =
+    ///     ["a", "b"].par_iter().map(|s| s.to_string()).update(|s| s.push('!')).collect();
+    /// assert_eq!(v, ["a!", "b!"]);
+    /// ```
+    fn update<F>(self, update: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update)
     }
 
     /// Keeps the items for which `predicate` holds.
@@ -273,6 +319,54 @@ pub trait ParallelIterator: Sized + Send {
         PI: IntoParallelIterator,
     {
         FlatMap::new(self, map)
+    }
+
+    /// Yields the items of every item, in order, where each item is itself a parallel
+    /// iterator or converts into one (rayon's `flatten`): `flat_map` with nothing to map.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let rows = vec![vec![1, 2], vec![], vec![3]];
+    /// let v: Vec<i32> = rows.into_par_iter().flatten().collect();
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// Yields the items of every item, in order, where each item is a sequential iterator or
+    /// converts into one (rayon's `flatten_iter`): `flat_map_iter` with nothing to map.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let rows = vec![vec![1, 2], vec![], vec![3]];
+    /// let total: i32 = rows.par_iter().flatten_iter().sum();
+    /// assert_eq!(total, 6);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// The items of `self`, then those of `other` (rayon's `chain`). Indexed if both are.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let a = vec![1, 2];
+    /// let v: Vec<i32> = a.par_iter().copied().chain(10..12).collect();
+    /// assert_eq!(v, [1, 2, 10, 11]);
+    /// ```
+    fn chain<C>(self, other: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, other.into_par_iter())
     }
 
     /// Never splits the source into pieces shorter than `min` (in source items): for items
@@ -760,6 +854,32 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Take::new(self, n)
     }
 
+    /// The items in reverse order (rayon's `rev`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..5u32).into_par_iter().rev().collect();
+    /// assert_eq!(v, [4, 3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// Every `step`-th item, starting with the first (rayon's `step_by`).
+    ///
+    /// # Panics
+    ///
+    /// If `step` is 0.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().step_by(4).collect();
+    /// assert_eq!(v, [0, 4, 8]);
+    /// ```
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
     /// Groups the items into `Vec`s of `chunk_size` (the last may be shorter).
     ///
     /// ```
@@ -925,7 +1045,7 @@ where
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
-        ParallelSlice, ParallelSliceMut,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
+        ParallelIterator, ParallelSlice, ParallelSliceMut,
     };
 }

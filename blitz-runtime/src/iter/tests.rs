@@ -349,6 +349,176 @@ fn adaptors_and_collect_match_std() {
 }
 
 #[test]
+// No unsafe code of its own (the in-place collect it ends in is covered by the test above).
+#[cfg_attr(miri, ignore)]
+fn reordering_and_combining_adaptors_match_std() {
+    let mut rng = Rng(0x5eed_0fc4_a14e_5eed);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 30_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 100))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let s = v.iter().copied();
+            let owned: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            // rev: alone, under and over other indexed adaptors, owned, and searched.
+            let rev: Vec<u64> = v.par_iter().copied().rev().collect();
+            assert_eq!(rev, s.clone().rev().collect::<Vec<_>>());
+            let rev_en: Vec<(usize, u64)> = v.par_iter().copied().rev().enumerate().collect();
+            assert_eq!(rev_en, s.clone().rev().enumerate().collect::<Vec<_>>());
+            let en_rev: Vec<(usize, u64)> = v.par_iter().copied().enumerate().rev().collect();
+            assert_eq!(en_rev, s.clone().enumerate().rev().collect::<Vec<_>>());
+            let zip_rev: Vec<(u64, u64)> = v
+                .par_iter()
+                .copied()
+                .zip(v.par_iter().copied().rev())
+                .collect();
+            assert_eq!(zip_rev, s.clone().zip(s.clone().rev()).collect::<Vec<_>>());
+            let owned_rev: Vec<String> = owned.clone().into_par_iter().rev().skip(2).collect();
+            assert_eq!(
+                owned_rev,
+                owned.iter().rev().skip(2).cloned().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                v.par_iter().rev().position_first(|&x| x == 7),
+                s.clone().rev().position(|x| x == 7)
+            );
+            assert_eq!(
+                v.par_iter()
+                    .enumerate()
+                    .rev()
+                    .find_first(|&(_, &x)| x < 3)
+                    .map(|p| p.0),
+                s.clone()
+                    .enumerate()
+                    .rev()
+                    .find(|&(_, x)| x < 3)
+                    .map(|p| p.0)
+            );
+            assert_eq!(v.par_iter().rev().len(), v.len());
+            let rev_sum: u64 = (0..v.len() as u64)
+                .into_par_iter()
+                .rev()
+                .map(|i| i * 3)
+                .sum();
+            assert_eq!(rev_sum, (0..v.len() as u64).map(|i| i * 3).sum::<u64>());
+            // step_by: several steps, under and over other adaptors.
+            for step in [1, 2, 3, 64, v.len().max(1), v.len() + 7] {
+                let stepped: Vec<u64> = v.par_iter().copied().step_by(step).collect();
+                assert_eq!(stepped, s.clone().step_by(step).collect::<Vec<_>>());
+                let en: Vec<(usize, u64)> =
+                    v.par_iter().copied().step_by(step).enumerate().collect();
+                assert_eq!(en, s.clone().step_by(step).enumerate().collect::<Vec<_>>());
+                let back: Vec<u64> = v.par_iter().copied().rev().step_by(step).collect();
+                assert_eq!(back, s.clone().rev().step_by(step).collect::<Vec<_>>());
+                let stepped_rev: Vec<u64> = v.par_iter().copied().step_by(step).rev().collect();
+                let mut stepped_rev_std: Vec<u64> = s.clone().step_by(step).collect();
+                stepped_rev_std.reverse();
+                assert_eq!(stepped_rev, stepped_rev_std);
+                assert_eq!(
+                    v.par_iter().step_by(step).len(),
+                    s.clone().step_by(step).count()
+                );
+                let owned_step: Vec<String> = owned.clone().into_par_iter().step_by(step).collect();
+                assert_eq!(
+                    owned_step,
+                    owned.iter().step_by(step).cloned().collect::<Vec<_>>()
+                );
+            }
+            // chain: indexed on both sides, unindexed, and searched across the seam.
+            let half = v.len() / 2;
+            let chained: Vec<u64> = v[..half].par_iter().chain(&v[half..]).copied().collect();
+            assert_eq!(&chained, v);
+            let chained_en: Vec<(usize, u64)> =
+                v.par_iter().copied().chain(0..5u64).enumerate().collect();
+            assert_eq!(
+                chained_en,
+                s.clone().chain(0..5).enumerate().collect::<Vec<_>>()
+            );
+            assert_eq!(v.par_iter().chain(v.par_iter()).len(), 2 * v.len());
+            let filtered: Vec<u64> = v
+                .par_iter()
+                .copied()
+                .filter(|x| x % 3 == 0)
+                .chain(v.par_iter().copied().rev().filter(|x| x % 3 == 1))
+                .collect();
+            let filtered_std: Vec<u64> = s
+                .clone()
+                .filter(|x| x % 3 == 0)
+                .chain(s.clone().rev().filter(|x| x % 3 == 1))
+                .collect();
+            assert_eq!(filtered, filtered_std);
+            assert_eq!(
+                v.par_iter().chain(v.par_iter()).position_last(|&x| x == 9),
+                [&v[..], &v[..]].concat().iter().rposition(|&x| x == 9)
+            );
+            let owned_chain: Vec<String> = owned
+                .clone()
+                .into_par_iter()
+                .chain(owned.clone())
+                .skip(half)
+                .collect();
+            let owned_chain_std: Vec<String> =
+                owned.iter().chain(&owned).skip(half).cloned().collect();
+            assert_eq!(owned_chain, owned_chain_std);
+            // flatten and flatten_iter.
+            let rows: Vec<Vec<u64>> = v.chunks(7).map(|c| c[..c.len() % 5].to_vec()).collect();
+            let flat: Vec<u64> = rows.clone().into_par_iter().flatten().collect();
+            assert_eq!(flat, rows.iter().flatten().copied().collect::<Vec<_>>());
+            let flat_iter: Vec<u64> = rows.par_iter().flatten_iter().copied().collect();
+            assert_eq!(flat_iter, flat);
+            // map_init: one value per piece, made when it starts.
+            let inits = AtomicUsize::new(0);
+            let mapped: Vec<(u64, usize)> = v
+                .par_iter()
+                .map_init(
+                    || {
+                        inits.fetch_add(1, Ordering::Relaxed);
+                        0usize
+                    },
+                    |calls, &x| {
+                        *calls += 1;
+                        (x + 1, *calls)
+                    },
+                )
+                .collect();
+            assert_eq!(
+                mapped.iter().map(|p| p.0).collect::<Vec<_>>(),
+                s.clone().map(|x| x + 1).collect::<Vec<_>>()
+            );
+            assert!(mapped.first().is_none_or(|p| p.1 == 1));
+            let inits = inits.into_inner();
+            assert!(
+                inits <= v.len().max(1),
+                "{inits} inits for {} items",
+                v.len()
+            );
+            // update, and par_bridge from a sequential iterator.
+            let updated: Vec<String> = owned.par_iter().cloned().update(|t| t.push('!')).collect();
+            assert!(
+                updated
+                    .iter()
+                    .zip(&owned)
+                    .all(|(u, o)| *u == format!("{o}!"))
+            );
+            let bridged: Vec<u64> = s
+                .clone()
+                .filter(|x| x % 2 == 0)
+                .par_bridge()
+                .map(|x| x * 5)
+                .collect();
+            assert_eq!(
+                bridged,
+                s.clone()
+                    .filter(|x| x % 2 == 0)
+                    .map(|x| x * 5)
+                    .collect::<Vec<_>>()
+            );
+        }
+    });
+}
+
+#[test]
 fn fallible_consumers_stop_at_the_first_failure() {
     on_pools(|| {
         let n = if cfg!(miri) { 200u32 } else { 100_000 };
@@ -405,6 +575,21 @@ fn owned_items_are_dropped_once_even_on_early_exit_and_panic() {
         // Early exit: the items after the hit are dropped by the producer.
         let found = make().into_par_iter().find_first(|c| c.1 == 5).map(|c| c.1);
         assert_eq!(found, Some(5));
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        // rev, step_by and chain over owned items, stopping early: the rest is dropped too.
+        let found = make()
+            .into_par_iter()
+            .rev()
+            .find_first(|c| c.1 % 1000 == 7)
+            .map(|c| c.1);
+        assert_eq!(found, Some((n - 1) / 1000 * 1000 + 7).filter(|&x| x < n));
+        let found = make()
+            .into_par_iter()
+            .step_by(3)
+            .chain(make())
+            .find_any(|c| c.1 == 4)
+            .map(|c| c.1);
+        assert_eq!(found, Some(4));
         assert_eq!(live.load(Ordering::Relaxed), 0);
         // Zip with a shorter side: the longer side's excess is dropped.
         let pairs: Vec<(Counted<'_>, u32)> = make().into_par_iter().zip(0..n / 2).collect();
