@@ -634,3 +634,34 @@ where
         std::iter::once(self.base.into_iter().fold((self.start)(), self.fold_op))
     }
 }
+
+/// The iterator of [`IndexedParallelIterator::positions`]: the indices of the items for which
+/// the predicate holds, in order.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Positions<I, P> {
+    base: I,
+    predicate: P,
+}
+
+impl<I, P> Positions<I, P> {
+    pub(super) fn new(base: I, predicate: P) -> Self {
+        Positions { base, predicate }
+    }
+}
+
+impl<I, P> ParallelIterator for Positions<I, P>
+where
+    I: IndexedParallelIterator,
+    P: Fn(I::Item) -> bool + Sync + Send,
+{
+    type Item = usize;
+
+    fn with_producer<CB: ProducerCallback<usize>>(self, callback: CB) -> CB::Output {
+        let predicate = self.predicate;
+        FilterMap::new(self.base.enumerate(), move |(index, item)| {
+            predicate(item).then_some(index)
+        })
+        .with_producer(callback)
+    }
+}

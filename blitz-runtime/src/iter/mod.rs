@@ -26,11 +26,15 @@ mod adaptors;
 mod bridge;
 mod chain;
 mod collect;
+mod collections;
 mod consumers;
+mod early_exit;
 mod indexed;
 mod map;
 mod slice;
+mod slice_pieces;
 mod sources;
+mod string;
 #[cfg(all(test, not(loom)))]
 mod tests;
 mod try_ops;
@@ -43,14 +47,21 @@ use crate::loops::ParallelSource;
 
 pub use adaptors::{
     Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, MaxLen, MinLen,
+    Positions,
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use collect::{FromParallelIterator, ParallelExtend};
+pub use early_exit::{PanicFuse, SkipAny, TakeAny, WhileSome};
 pub use indexed::{Chunks, Enumerate, Rev, Skip, StepBy, Take, Zip};
 pub use map::{Cloned, Copied, Inspect, Map, MapInit, MapWith, Update};
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
+pub use slice_pieces::{ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksMut, ParWindows};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
+pub use string::{
+    AsciiWhitespaceKind, CharIndicesKind, CharPattern, CharsKind, LinesKind, OffsetCharIndices,
+    ParallelString, SplitKind, SplitParts, StrPartKind, StrParts, WhitespaceKind,
+};
 pub use try_ops::Try;
 
 /// Receives the source of a parallel iterator, wrapped in all its adaptors (see the module
@@ -676,6 +687,108 @@ pub trait ParallelIterator: Sized + Send {
         consumers::find_last(self, predicate)
     }
 
+    /// Some `Some` value of `map` over the items (not necessarily the first); stops looking
+    /// once one is found (rayon's `find_map_any`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = ["a", "7", "b"];
+    /// assert_eq!(words.par_iter().find_map_any(|w| w.parse::<u32>().ok()), Some(7));
+    /// ```
+    fn find_map_any<F, R>(self, map: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(map).find_any(|_| true)
+    }
+
+    /// The first `Some` value of `map` over the items, in order (rayon's `find_map_first`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = ["a", "7", "b", "9"];
+    /// assert_eq!(words.par_iter().find_map_first(|w| w.parse::<u32>().ok()), Some(7));
+    /// ```
+    fn find_map_first<F, R>(self, map: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(map).find_first(|_| true)
+    }
+
+    /// The last `Some` value of `map` over the items, in order (rayon's `find_map_last`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words = ["a", "7", "b", "9"];
+    /// assert_eq!(words.par_iter().find_map_last(|w| w.parse::<u32>().ok()), Some(9));
+    /// ```
+    fn find_map_last<F, R>(self, map: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(map).find_last(|_| true)
+    }
+
+    /// The values inside the items, stopping at a `None` (rayon's `while_some`). Once any
+    /// piece meets a `None`, every piece stops at its next item, so which values come through
+    /// (before or after the first `None` in order) depends on the schedule; without a `None`,
+    /// all of them do.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let parsed: Vec<u32> =
+    ///     ["1", "2", "3"].par_iter().map(|s| s.parse().ok()).while_some().collect();
+    /// assert_eq!(parsed, [1, 2, 3]);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
+    /// At most `n` of the items, whichever the pieces reach first (rayon's `take_any`); the
+    /// pieces stop once `n` have been taken. For the first `n` in order, use
+    /// [`take`](IndexedParallelIterator::take).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let some: Vec<u32> = (0..1000u32).into_par_iter().filter(|x| x % 3 == 0).take_any(5).collect();
+    /// assert_eq!(some.len(), 5);
+    /// assert!(some.iter().all(|x| x % 3 == 0));
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// All but `n` of the items, whichever the pieces reach first being left out (rayon's
+    /// `skip_any`). For all but the first `n` in order, use
+    /// [`skip`](IndexedParallelIterator::skip).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!((0..1000u32).into_par_iter().skip_any(10).count(), 990);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// Accepted for rayon's `panic_fuse`, and changes nothing: a panic in one piece reaches the
+    /// caller once the pieces running beside it have finished, with or without it.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!((1..=4u32).into_par_iter().panic_fuse().sum::<u32>(), 10);
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
     /// Collects the items, in order, into any [`FromParallelIterator`] collection: `Vec`
     /// (written in place when the length is known), `String`, maps and sets, `Result` and
     /// `Option` of a collection.
@@ -830,6 +943,47 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// Pairs items with those of `other`, which must have as many (rayon's `zip_eq`).
+    ///
+    /// # Panics
+    ///
+    /// If the two lengths differ.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let (a, b) = ([1, 2, 3], [10, 20, 30]);
+    /// let sums: Vec<i32> = a.par_iter().zip_eq(&b).map(|(x, y)| x + y).collect();
+    /// assert_eq!(sums, [11, 22, 33]);
+    /// ```
+    fn zip_eq<Z>(self, other: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (len, other_len) = (self.len(), other.len());
+        assert_eq!(
+            len, other_len,
+            "zip_eq: the iterators have different lengths"
+        );
+        Zip::new(self, other)
+    }
+
+    /// The indices of the items for which `predicate` holds, in order (rayon's `positions`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [3, 8, 5, 10];
+    /// let even: Vec<usize> = v.par_iter().positions(|&x| x % 2 == 0).collect();
+    /// assert_eq!(even, [1, 3]);
+    /// ```
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
     }
 
     /// The items after the first `n` (none if there are fewer).
@@ -1046,6 +1200,6 @@ pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
-        ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
     };
 }

@@ -1,7 +1,11 @@
-//! Parallel operations on slices: `par_chunks`, `par_chunks_mut`, and the parallel sorts.
+//! Parallel operations on slices: the traits with `par_chunks` and its kin (their iterators
+//! are here and in `slice_pieces`), and the parallel sorts.
 
 use std::cmp::Ordering;
 
+use super::slice_pieces::{
+    ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksMut, ParWindows,
+};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::{ChunksMutSource, ChunksSource, ParallelSource, chunks, chunks_mut};
 
@@ -27,6 +31,58 @@ pub trait ParallelSlice<T: Sync> {
         ParChunks {
             source: chunks(self.as_parallel_slice(), chunk_size),
         }
+    }
+
+    /// A parallel iterator over every window of `size` consecutive items, as
+    /// [`slice::windows`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 4, 9, 16];
+    /// let steps: Vec<i32> = v.par_windows(2).map(|w| w[1] - w[0]).collect();
+    /// assert_eq!(steps, [3, 5, 7]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `size` is 0.
+    fn par_windows(&self, size: usize) -> ParWindows<'_, T> {
+        ParWindows::new(self.as_parallel_slice(), size)
+    }
+
+    /// A parallel iterator over chunks of exactly `chunk_size` items; the items left over at
+    /// the end are not in any chunk (see [`ParChunksExact::remainder`]).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks = v.par_chunks_exact(2);
+    /// assert_eq!(chunks.remainder(), [5]);
+    /// assert_eq!(chunks.map(|c| c[0] * c[1]).sum::<i32>(), 2 + 12);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn par_chunks_exact(&self, chunk_size: usize) -> ParChunksExact<'_, T> {
+        ParChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// A parallel iterator over chunks of `chunk_size` items counted from the end (the last
+    /// chunk, at the slice's start, may be shorter), as [`slice::rchunks`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks: Vec<&[i32]> = v.par_rchunks(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn par_rchunks(&self, chunk_size: usize) -> ParRChunks<'_, T> {
+        ParRChunks::new(self.as_parallel_slice(), chunk_size)
     }
 }
 
@@ -59,6 +115,40 @@ pub trait ParallelSliceMut<T: Send> {
         ParChunksMut {
             source: chunks_mut(self.as_parallel_slice_mut(), chunk_size),
         }
+    }
+
+    /// A parallel iterator over mutable chunks of exactly `chunk_size` items; the items left
+    /// over at the end are not in any chunk (see [`ParChunksExactMut::into_remainder`]).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ParChunksExactMut<'_, T> {
+        ParChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// A parallel iterator over mutable chunks of `chunk_size` items counted from the end,
+    /// as [`slice::rchunks_mut`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [0; 5];
+    /// v.par_rchunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i));
+    /// assert_eq!(v, [2, 1, 1, 0, 0]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> ParRChunksMut<'_, T> {
+        ParRChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
     }
 
     /// Sorts the slice in parallel, stably (equal items keep their order).

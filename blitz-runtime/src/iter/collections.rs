@@ -1,0 +1,99 @@
+//! `par_iter()`, `par_iter_mut()` and `into_par_iter()` on the standard collections other than
+//! slices and `Vec`: hash and B-tree maps and sets, `VecDeque`, `LinkedList`, `BinaryHeap`,
+//! `Option` and arrays by value.
+//!
+//! A `VecDeque` is two slices, chained. The others cannot be split by index, so, as rayon does
+//! for them, their items (or references to them) are first gathered into a `Vec` on the
+//! calling thread, a pass that costs about as much as the sequential iteration it replaces;
+//! the parallel work then runs over that `Vec`.
+
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+
+use super::{Chain, IntoParallelIterator, Iter, IterMut, ParallelIterator, VecIntoIter};
+
+/// Implements `IntoParallelIterator` for a collection through a `Vec` of its items.
+macro_rules! through_vec {
+    ($(impl<$($gen:tt),*> for $collection:ty => $item:ty where [$($bound:tt)*];)*) => {$(
+        impl<$($gen),*> IntoParallelIterator for $collection
+        where
+            $($bound)*
+        {
+            type Iter = VecIntoIter<$item>;
+            type Item = $item;
+
+            fn into_par_iter(self) -> VecIntoIter<$item> {
+                self.into_iter().collect::<Vec<$item>>().into_par_iter()
+            }
+        }
+    )*};
+}
+
+through_vec! {
+    impl<'a, K, V, S> for &'a HashMap<K, V, S> => (&'a K, &'a V) where [K: Sync, V: Sync];
+    impl<'a, K, V, S> for &'a mut HashMap<K, V, S> => (&'a K, &'a mut V) where [K: Sync, V: Send];
+    impl<K, V, S> for HashMap<K, V, S> => (K, V) where [K: Send, V: Send];
+    impl<'a, T, S> for &'a HashSet<T, S> => &'a T where [T: Sync];
+    impl<T, S> for HashSet<T, S> => T where [T: Send];
+    impl<'a, K, V> for &'a BTreeMap<K, V> => (&'a K, &'a V) where [K: Sync, V: Sync];
+    impl<'a, K, V> for &'a mut BTreeMap<K, V> => (&'a K, &'a mut V) where [K: Sync, V: Send];
+    impl<K, V> for BTreeMap<K, V> => (K, V) where [K: Send, V: Send];
+    impl<'a, T> for &'a BTreeSet<T> => &'a T where [T: Sync];
+    impl<T> for BTreeSet<T> => T where [T: Send];
+    impl<'a, T> for &'a LinkedList<T> => &'a T where [T: Sync];
+    impl<'a, T> for &'a mut LinkedList<T> => &'a mut T where [T: Send];
+    impl<T> for LinkedList<T> => T where [T: Send];
+    impl<T> for VecDeque<T> => T where [T: Send];
+    impl<T> for Option<T> => T where [T: Send];
+    impl<'a, T> for &'a Option<T> => &'a T where [T: Sync];
+    impl<'a, T> for &'a mut Option<T> => &'a mut T where [T: Send];
+}
+
+impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {
+    type Iter = Chain<Iter<'a, T>, Iter<'a, T>>;
+    type Item = &'a T;
+
+    fn into_par_iter(self) -> Self::Iter {
+        let (front, back) = self.as_slices();
+        front.into_par_iter().chain(back)
+    }
+}
+
+impl<'a, T: Send> IntoParallelIterator for &'a mut VecDeque<T> {
+    type Iter = Chain<IterMut<'a, T>, IterMut<'a, T>>;
+    type Item = &'a mut T;
+
+    fn into_par_iter(self) -> Self::Iter {
+        let (front, back) = self.as_mut_slices();
+        front.into_par_iter().chain(back)
+    }
+}
+
+/// In the heap's internal order, as `BinaryHeap::iter`.
+impl<'a, T: Sync> IntoParallelIterator for &'a BinaryHeap<T> {
+    type Iter = Iter<'a, T>;
+    type Item = &'a T;
+
+    fn into_par_iter(self) -> Iter<'a, T> {
+        self.as_slice().into_par_iter()
+    }
+}
+
+/// In the heap's internal order, as `BinaryHeap::into_iter`.
+impl<T: Send> IntoParallelIterator for BinaryHeap<T> {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> VecIntoIter<T> {
+        self.into_vec().into_par_iter()
+    }
+}
+
+/// An array by value: its items, moved out.
+impl<T: Send, const N: usize> IntoParallelIterator for [T; N] {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> VecIntoIter<T> {
+        Vec::from(self).into_par_iter()
+    }
+}

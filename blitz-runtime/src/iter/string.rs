@@ -1,0 +1,436 @@
+//! Parallel iterators over a string's parts, as rayon's `ParallelString`: `par_chars`,
+//! `par_char_indices`, `par_bytes`, `par_lines`, `par_split_whitespace`,
+//! `par_split_ascii_whitespace`, `par_split`.
+//!
+//! A piece is a range of byte positions, split anywhere by index arithmetic; its items are the
+//! parts that *start* in its range. Every part has one start, so each part belongs to exactly
+//! one piece, in order, whatever the split: a piece only has to find the first part starting at
+//! or after its range's start (a short scan), and stop at the first one starting at or after its
+//! end. Not indexed (a piece's count of parts is not known without scanning it).
+
+use std::str::{CharIndices, Chars, Lines, SplitAsciiWhitespace, SplitWhitespace};
+
+use super::{Copied, IntoParallelIterator, Iter, ParallelIterator, ProducerCallback};
+use crate::loops::ParallelSource;
+
+/// What a string can be split on in [`ParallelString::par_split`]: a `char`, a slice or an
+/// array of `char`s (any of them), or a closure `Fn(char) -> bool`, as `str::split` takes.
+pub trait CharPattern: Sync + Send {
+    /// Whether `c` is a separator.
+    fn matches(&self, c: char) -> bool;
+}
+
+impl CharPattern for char {
+    fn matches(&self, c: char) -> bool {
+        *self == c
+    }
+}
+
+impl CharPattern for &[char] {
+    fn matches(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<const N: usize> CharPattern for [char; N] {
+    fn matches(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<const N: usize> CharPattern for &[char; N] {
+    fn matches(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<F: Fn(char) -> bool + Sync + Send> CharPattern for F {
+    fn matches(&self, c: char) -> bool {
+        self(c)
+    }
+}
+
+/// Parallel iterators over the parts of a string.
+pub trait ParallelString {
+    /// The string.
+    fn as_parallel_string(&self) -> &str;
+
+    /// The `char`s, in order.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!("héllo wörld".par_chars().filter(|c| !c.is_ascii()).count(), 2);
+    /// ```
+    fn par_chars(&self) -> StrParts<'_, CharsKind> {
+        StrParts::new(self.as_parallel_string(), CharsKind)
+    }
+
+    /// The `char`s with their byte offsets, in order.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let spaces: Vec<usize> = "a bc d".par_char_indices().filter(|p| p.1 == ' ').map(|p| p.0).collect();
+    /// assert_eq!(spaces, [1, 4]);
+    /// ```
+    fn par_char_indices(&self) -> StrParts<'_, CharIndicesKind> {
+        StrParts::new(self.as_parallel_string(), CharIndicesKind)
+    }
+
+    /// The bytes, in order.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!("abc".par_bytes().map(u32::from).sum::<u32>(), 97 + 98 + 99);
+    /// ```
+    fn par_bytes(&self) -> Copied<Iter<'_, u8>> {
+        self.as_parallel_string()
+            .as_bytes()
+            .into_par_iter()
+            .copied()
+    }
+
+    /// The lines, as `str::lines`: split at `\n` or `\r\n`, which are left out, with no
+    /// empty last line after a final line ending.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let lengths: Vec<usize> = "one\r\ntwo\n\nfour\n".par_lines().map(str::len).collect();
+    /// assert_eq!(lengths, [3, 3, 0, 4]);
+    /// ```
+    fn par_lines(&self) -> StrParts<'_, LinesKind> {
+        StrParts::new(self.as_parallel_string(), LinesKind)
+    }
+
+    /// The words between runs of Unicode whitespace, as `str::split_whitespace`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let words: Vec<&str> = "  the quick\tbrown\n fox ".par_split_whitespace().collect();
+    /// assert_eq!(words, ["the", "quick", "brown", "fox"]);
+    /// ```
+    fn par_split_whitespace(&self) -> StrParts<'_, WhitespaceKind> {
+        StrParts::new(self.as_parallel_string(), WhitespaceKind)
+    }
+
+    /// The words between runs of ASCII whitespace, as `str::split_ascii_whitespace`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert_eq!("a  b c ".par_split_ascii_whitespace().count(), 3);
+    /// ```
+    fn par_split_ascii_whitespace(&self) -> StrParts<'_, AsciiWhitespaceKind> {
+        StrParts::new(self.as_parallel_string(), AsciiWhitespaceKind)
+    }
+
+    /// The parts between separators, as `str::split` with a `char` pattern: every separator
+    /// ends one part and starts the next, so empty parts are kept.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let fields: Vec<&str> = "a,b,,c".par_split(',').collect();
+    /// assert_eq!(fields, ["a", "b", "", "c"]);
+    /// let parts: Vec<&str> = "1+2-3".par_split(['+', '-']).collect();
+    /// assert_eq!(parts, ["1", "2", "3"]);
+    /// ```
+    fn par_split<P: CharPattern>(&self, separator: P) -> StrParts<'_, SplitKind<P>> {
+        StrParts::new(self.as_parallel_string(), SplitKind { separator })
+    }
+}
+
+impl ParallelString for str {
+    fn as_parallel_string(&self) -> &str {
+        self
+    }
+}
+
+/// One kind of part of a string (see the module docs). Implemented by the marker types of
+/// [`ParallelString`]'s methods.
+pub trait StrPartKind: Sync + Send {
+    /// The parts (borrowing the string for `'t`).
+    type Item<'t>: Send;
+    /// The sequential iterator of a piece (borrowing the kind for `'k`).
+    type Iter<'t, 'k>: Iterator<Item = Self::Item<'t>>
+    where
+        Self: 'k;
+
+    /// How many positions a part can start at (the length of the split source).
+    #[doc(hidden)]
+    fn positions(text: &str) -> usize {
+        text.len()
+    }
+
+    /// The parts of `text` that start in `start..end`.
+    #[doc(hidden)]
+    fn parts<'t, 'k>(&'k self, text: &'t str, start: usize, end: usize) -> Self::Iter<'t, 'k>;
+}
+
+/// The iterator of the [`ParallelString`] methods: the parts of one kind of a string.
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct StrParts<'a, K> {
+    text: &'a str,
+    kind: K,
+}
+
+impl<'a, K: StrPartKind> StrParts<'a, K> {
+    fn new(text: &'a str, kind: K) -> Self {
+        StrParts { text, kind }
+    }
+}
+
+impl<'a, K: StrPartKind> ParallelIterator for StrParts<'a, K> {
+    type Item = K::Item<'a>;
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let end = K::positions(self.text);
+        callback.call(StrPiece {
+            text: self.text,
+            kind: &self.kind,
+            start: 0,
+            end,
+        })
+    }
+}
+
+/// The positions `start..end` of a string, yielding the parts that start there.
+struct StrPiece<'t, 'k, K> {
+    text: &'t str,
+    kind: &'k K,
+    start: usize,
+    end: usize,
+}
+
+impl<K: StrPartKind> ParallelSource for StrPiece<'_, '_, K> {
+    fn par_len(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let mid = self.start + index;
+        (
+            StrPiece { end: mid, ..self },
+            StrPiece { start: mid, ..self },
+        )
+    }
+}
+
+impl<'t, 'k, K: StrPartKind> IntoIterator for StrPiece<'t, 'k, K> {
+    type Item = K::Item<'t>;
+    type IntoIter = K::Iter<'t, 'k>;
+
+    fn into_iter(self) -> K::Iter<'t, 'k> {
+        self.kind.parts(self.text, self.start, self.end)
+    }
+}
+
+/// The first char boundary at or after `index` (`index <= text.len()`).
+fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
+    while !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index
+}
+
+/// The first position at or after `index` that is not inside a word (a run of chars that are
+/// not `is_space`), so that a word starts in `a..b` exactly if it starts in
+/// `cut(a)..cut(b)`, and lies wholly in that slice.
+fn word_cut(text: &str, index: usize, is_space: impl Fn(char) -> bool) -> usize {
+    let index = ceil_char_boundary(text, index);
+    let in_word_before = text[..index]
+        .chars()
+        .next_back()
+        .is_some_and(|c| !is_space(c));
+    if !in_word_before {
+        return index;
+    }
+    match text[index..].char_indices().find(|&(_, c)| is_space(c)) {
+        Some((offset, _)) => index + offset,
+        None => text.len(),
+    }
+}
+
+/// Marker of [`ParallelString::par_chars`].
+#[derive(Debug, Clone, Copy)]
+pub struct CharsKind;
+
+impl StrPartKind for CharsKind {
+    type Item<'t> = char;
+    type Iter<'t, 'k> = Chars<'t>;
+
+    fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> Chars<'t> {
+        // The chars starting in `start..end` are those of the slice between the boundaries.
+        text[ceil_char_boundary(text, start)..ceil_char_boundary(text, end)].chars()
+    }
+}
+
+/// Marker of [`ParallelString::par_char_indices`].
+#[derive(Debug, Clone, Copy)]
+pub struct CharIndicesKind;
+
+/// The sequential side of `par_char_indices`: a slice's char indices, shifted by its offset.
+#[derive(Debug, Clone)]
+pub struct OffsetCharIndices<'a> {
+    chars: CharIndices<'a>,
+    offset: usize,
+}
+
+impl Iterator for OffsetCharIndices<'_> {
+    type Item = (usize, char);
+
+    fn next(&mut self) -> Option<(usize, char)> {
+        let (index, c) = self.chars.next()?;
+        Some((self.offset + index, c))
+    }
+}
+
+impl StrPartKind for CharIndicesKind {
+    type Item<'t> = (usize, char);
+    type Iter<'t, 'k> = OffsetCharIndices<'t>;
+
+    fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> OffsetCharIndices<'t> {
+        let offset = ceil_char_boundary(text, start);
+        OffsetCharIndices {
+            chars: text[offset..ceil_char_boundary(text, end)].char_indices(),
+            offset,
+        }
+    }
+}
+
+/// Marker of [`ParallelString::par_lines`].
+#[derive(Debug, Clone, Copy)]
+pub struct LinesKind;
+
+/// The first line start at or after `index`: 0, or just after a `\n` (a line start at the
+/// very end starts no line; `str::lines` yields none there).
+fn line_start(text: &str, index: usize) -> usize {
+    if index == 0 {
+        return 0;
+    }
+    // `\n` is one byte and never part of another char, so bytes can be searched.
+    match text.as_bytes()[index - 1..]
+        .iter()
+        .position(|&b| b == b'\n')
+    {
+        Some(offset) => index + offset,
+        None => text.len(),
+    }
+}
+
+impl StrPartKind for LinesKind {
+    type Item<'t> = &'t str;
+    type Iter<'t, 'k> = Lines<'t>;
+
+    fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> Lines<'t> {
+        // Between two line starts lie whole lines, the last one with its line ending.
+        text[line_start(text, start)..line_start(text, end)].lines()
+    }
+}
+
+/// Marker of [`ParallelString::par_split_whitespace`].
+#[derive(Debug, Clone, Copy)]
+pub struct WhitespaceKind;
+
+impl StrPartKind for WhitespaceKind {
+    type Item<'t> = &'t str;
+    type Iter<'t, 'k> = SplitWhitespace<'t>;
+
+    fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> SplitWhitespace<'t> {
+        let cut = |index| word_cut(text, index, char::is_whitespace);
+        text[cut(start)..cut(end)].split_whitespace()
+    }
+}
+
+/// Marker of [`ParallelString::par_split_ascii_whitespace`].
+#[derive(Debug, Clone, Copy)]
+pub struct AsciiWhitespaceKind;
+
+impl StrPartKind for AsciiWhitespaceKind {
+    type Item<'t> = &'t str;
+    type Iter<'t, 'k> = SplitAsciiWhitespace<'t>;
+
+    fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> SplitAsciiWhitespace<'t> {
+        let cut = |index| word_cut(text, index, |c: char| c.is_ascii_whitespace());
+        text[cut(start)..cut(end)].split_ascii_whitespace()
+    }
+}
+
+/// Marker of [`ParallelString::par_split`], holding the separator.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitKind<P> {
+    separator: P,
+}
+
+impl<P: CharPattern> SplitKind<P> {
+    /// The first part start at or after `index`: 0, or just after a separator; `None` if
+    /// there is none.
+    fn part_start(&self, text: &str, index: usize) -> Option<usize> {
+        if index == 0 {
+            return Some(0);
+        }
+        // A separator ending at or after `index` starts at most 4 bytes (one char) before it.
+        let mut from = index.saturating_sub(4);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        text[from..]
+            .char_indices()
+            .map(|(offset, c)| (from + offset + c.len_utf8(), c))
+            .find(|&(after, c)| after >= index && self.separator.matches(c))
+            .map(|(after, _)| after)
+    }
+}
+
+/// The sequential side of `par_split`: the parts starting before `limit`.
+#[derive(Debug, Clone)]
+pub struct SplitParts<'t, 'k, P> {
+    text: &'t str,
+    separator: &'k P,
+    /// The start of the next part, if it is to be yielded.
+    next: Option<usize>,
+    limit: usize,
+}
+
+impl<'t, P: CharPattern> Iterator for SplitParts<'t, '_, P> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let start = self.next.filter(|&start| start < self.limit)?;
+        let rest = &self.text[start..];
+        match rest
+            .char_indices()
+            .find(|&(_, c)| self.separator.matches(c))
+        {
+            Some((offset, c)) => {
+                self.next = Some(start + offset + c.len_utf8());
+                Some(&rest[..offset])
+            }
+            None => {
+                self.next = None;
+                Some(rest)
+            }
+        }
+    }
+}
+
+impl<P: CharPattern> StrPartKind for SplitKind<P> {
+    type Item<'t> = &'t str;
+    type Iter<'t, 'k>
+        = SplitParts<'t, 'k, P>
+    where
+        P: 'k;
+
+    /// A part can start anywhere from 0 to the length itself (after a final separator, or in
+    /// an empty string).
+    fn positions(text: &str) -> usize {
+        text.len() + 1
+    }
+
+    fn parts<'t, 'k>(&'k self, text: &'t str, start: usize, end: usize) -> SplitParts<'t, 'k, P> {
+        SplitParts {
+            text,
+            separator: &self.separator,
+            next: self.part_start(text, start),
+            limit: end,
+        }
+    }
+}
