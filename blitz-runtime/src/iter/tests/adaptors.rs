@@ -1,0 +1,367 @@
+//! The adaptors against `std`'s.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{lengths, on_pools, random_vec};
+use crate::iter::prelude::*;
+use crate::test_rng::Rng;
+
+#[test]
+fn adaptors_and_collect_match_std() {
+    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 30_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 100))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let s = v.iter();
+            let mapped: Vec<u64> = v.par_iter().map(|x| x * 3).collect();
+            assert_eq!(mapped, s.clone().map(|x| x * 3).collect::<Vec<_>>());
+            let filtered: Vec<u64> = v.par_iter().copied().filter(|x| x % 4 == 1).collect();
+            assert_eq!(
+                filtered,
+                s.clone()
+                    .copied()
+                    .filter(|x| x % 4 == 1)
+                    .collect::<Vec<_>>()
+            );
+            let fm: Vec<u64> = v
+                .par_iter()
+                .filter_map(|&x| (x % 5 == 0).then_some(x / 5))
+                .collect();
+            let fm_std: Vec<u64> = s
+                .clone()
+                .filter_map(|&x| (x % 5 == 0).then_some(x / 5))
+                .collect();
+            assert_eq!(fm, fm_std);
+            let flat: Vec<u64> = v.par_iter().flat_map_iter(|&x| 0..x % 4).collect();
+            assert_eq!(flat, s.clone().flat_map(|&x| 0..x % 4).collect::<Vec<_>>());
+            let en: Vec<(usize, u64)> = v.par_iter().cloned().enumerate().collect();
+            assert_eq!(en, s.clone().cloned().enumerate().collect::<Vec<_>>());
+            let shorter = &v[..v.len() / 2];
+            let zipped: Vec<(u64, u64)> =
+                v.par_iter().zip(shorter).map(|(a, b)| (*a, *b)).collect();
+            let zipped_std: Vec<(u64, u64)> =
+                s.clone().zip(shorter).map(|(a, b)| (*a, *b)).collect();
+            assert_eq!(zipped, zipped_std);
+            for size in [1, 3, 64] {
+                let chunked: Vec<Vec<u64>> = v.par_iter().copied().chunks(size).collect();
+                let chunked_std: Vec<Vec<u64>> = v.chunks(size).map(<[u64]>::to_vec).collect();
+                assert_eq!(chunked, chunked_std);
+                let sums: Vec<u64> = v.par_chunks(size).map(|c| c.iter().sum()).collect();
+                let sums_std: Vec<u64> = v.chunks(size).map(|c| c.iter().sum()).collect();
+                assert_eq!(sums, sums_std);
+            }
+            for (min, max) in [(1, 1), (100, usize::MAX), (1, 7)] {
+                let bounded: Vec<u64> = v
+                    .par_iter()
+                    .copied()
+                    .with_min_len(min)
+                    .with_max_len(max)
+                    .collect();
+                assert_eq!(&bounded, v);
+            }
+            let (a, b): (Vec<u64>, Vec<u64>) = v.par_iter().map(|&x| (x, x + 1)).unzip();
+            assert_eq!((a.as_slice(), b.len()), (v.as_slice(), v.len()));
+            assert!(b.iter().zip(v).all(|(b, x)| *b == x + 1));
+            let (c, d): (Vec<u64>, Vec<u64>) = v
+                .par_iter()
+                .filter(|&&x| x % 2 == 0)
+                .map(|&x| (x, x * 2))
+                .unzip();
+            let evens: Vec<u64> = s.clone().copied().filter(|x| x % 2 == 0).collect();
+            assert_eq!(c, evens);
+            assert_eq!(d, evens.iter().map(|x| x * 2).collect::<Vec<_>>());
+            let set: HashSet<u64> = v.par_iter().copied().collect();
+            assert_eq!(set, s.clone().copied().collect::<HashSet<_>>());
+            let map: BTreeMap<usize, u64> = v.par_iter().copied().enumerate().collect();
+            assert_eq!(map.len(), v.len());
+            let text: String = v.par_iter().map(|x| x.to_string()).collect();
+            assert_eq!(text, s.clone().map(|x| x.to_string()).collect::<String>());
+            // Ranges and owned vectors.
+            let squares: Vec<u64> = (0..v.len() as u64).into_par_iter().map(|i| i * i).collect();
+            assert!(
+                squares
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &q)| q == (i * i) as u64)
+            );
+            assert_eq!(
+                (0..=v.len() as u32)
+                    .into_par_iter()
+                    .map(u64::from)
+                    .sum::<u64>(),
+                (0..=v.len() as u64).sum::<u64>()
+            );
+            let owned: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            let owned_iter = owned.clone().into_par_iter();
+            assert_eq!(owned_iter.opt_len(), Some(owned.len()));
+            let moved: Vec<String> = owned_iter.map(std::convert::identity).collect();
+            assert_eq!(moved, owned);
+            let mut w = v.clone();
+            w.par_iter_mut().for_each(|x| *x += 1);
+            assert!(w.iter().zip(v).all(|(a, b)| *a == b + 1));
+            let flat: Vec<u64> = v
+                .par_iter()
+                .flat_map(|&x| (0..x % 4).into_par_iter())
+                .collect();
+            assert_eq!(flat, s.clone().flat_map(|&x| 0..x % 4).collect::<Vec<_>>());
+            let (small, big): (Vec<u64>, Vec<u64>) = v.par_iter().copied().partition(|&x| x < 50);
+            let (small_std, big_std): (Vec<u64>, Vec<u64>) = s.clone().partition(|&&x| x < 50);
+            assert_eq!((small, big), (small_std, big_std));
+            let (odd_text, even_text): (Vec<String>, Vec<String>) = v
+                .par_iter()
+                .map(|x| x.to_string())
+                .partition(|t| t.ends_with(['1', '3', '5', '7', '9']));
+            let odd_set: HashSet<u64> = odd_text.iter().map(|t| t.parse().unwrap()).collect();
+            assert_eq!(odd_set, s.clone().copied().filter(|x| x % 2 == 1).collect());
+            assert_eq!(even_text.len(), s.clone().filter(|&&x| x % 2 == 0).count());
+            let (odd, even): (HashSet<u64>, Vec<u64>) =
+                v.par_iter().copied().partition(|x| x % 2 == 1);
+            assert_eq!(odd, odd_set);
+            assert_eq!(
+                even,
+                s.clone()
+                    .copied()
+                    .filter(|x| x % 2 == 0)
+                    .collect::<Vec<_>>()
+            );
+            let mut extended = vec![7u64];
+            extended.par_extend(v.par_iter().map(|x| x + 1));
+            assert_eq!(extended[0], 7);
+            assert_eq!(
+                &extended[1..],
+                &s.clone().map(|x| x + 1).collect::<Vec<_>>()[..]
+            );
+            let mut text = String::from(">");
+            text.par_extend(v.par_iter().filter(|&&x| x < 10).map(|x| x.to_string()));
+            let text_std: String = s
+                .clone()
+                .filter(|&&x| x < 10)
+                .map(|x| x.to_string())
+                .collect();
+            assert_eq!(text, format!(">{text_std}"));
+            // map_with: every piece gets its own clone of the value (a counter here, so the
+            // items of one piece see 0, 1, 2, ..), and the results are those of std's map.
+            let with: Vec<(u64, u64)> = v
+                .par_iter()
+                .map_with(0u64, |calls, &x| {
+                    *calls += 1;
+                    (x * 2, *calls)
+                })
+                .collect();
+            assert_eq!(
+                with.iter().map(|p| p.0).collect::<Vec<_>>(),
+                s.clone().map(|x| x * 2).collect::<Vec<_>>()
+            );
+            assert!(
+                with.first().is_none_or(|p| p.1 == 1),
+                "a piece starts from the clone"
+            );
+            let (sender, receiver) = std::sync::mpsc::channel();
+            v.par_iter()
+                .for_each_with(sender, |s, &x| s.send(x).unwrap());
+            let mut sent: Vec<u64> = receiver.iter().collect();
+            sent.sort_unstable();
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert_eq!(sent, sorted);
+            let seen = AtomicUsize::new(0);
+            let inspected: Vec<u64> = v
+                .par_iter()
+                .copied()
+                .inspect(|_| {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                })
+                .collect();
+            assert_eq!((&inspected, seen.into_inner()), (v, v.len()));
+            // skip and take: before, after and across the end, on borrowed and owned items.
+            for n in [0, 1, v.len() / 3, v.len(), v.len() + 5] {
+                let skipped: Vec<u64> = v.par_iter().copied().skip(n).collect();
+                assert_eq!(skipped, s.clone().copied().skip(n).collect::<Vec<_>>());
+                let taken: Vec<(usize, u64)> = v.par_iter().copied().enumerate().take(n).collect();
+                let taken_std: Vec<(usize, u64)> = s.clone().copied().enumerate().take(n).collect();
+                assert_eq!(taken, taken_std);
+                let window = v.par_iter().skip(n / 2).take(n).len();
+                assert_eq!(window, s.clone().skip(n / 2).take(n).count());
+                let owned_cut: Vec<String> =
+                    owned.clone().into_par_iter().skip(n / 2).take(n).collect();
+                let owned_cut_std: Vec<String> =
+                    owned.iter().skip(n / 2).take(n).cloned().collect();
+                assert_eq!(owned_cut, owned_cut_std);
+            }
+        }
+    });
+}
+
+#[test]
+// No unsafe code of its own (the in-place collect it ends in is covered by the test above).
+#[cfg_attr(miri, ignore)]
+fn reordering_and_combining_adaptors_match_std() {
+    let mut rng = Rng(0x5eed_0fc4_a14e_5eed);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 30_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 100))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let s = v.iter().copied();
+            let owned: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            // rev: alone, under and over other indexed adaptors, owned, and searched.
+            let rev: Vec<u64> = v.par_iter().copied().rev().collect();
+            assert_eq!(rev, s.clone().rev().collect::<Vec<_>>());
+            let rev_en: Vec<(usize, u64)> = v.par_iter().copied().rev().enumerate().collect();
+            assert_eq!(rev_en, s.clone().rev().enumerate().collect::<Vec<_>>());
+            let en_rev: Vec<(usize, u64)> = v.par_iter().copied().enumerate().rev().collect();
+            assert_eq!(en_rev, s.clone().enumerate().rev().collect::<Vec<_>>());
+            let zip_rev: Vec<(u64, u64)> = v
+                .par_iter()
+                .copied()
+                .zip(v.par_iter().copied().rev())
+                .collect();
+            assert_eq!(zip_rev, s.clone().zip(s.clone().rev()).collect::<Vec<_>>());
+            let owned_rev: Vec<String> = owned.clone().into_par_iter().rev().skip(2).collect();
+            assert_eq!(
+                owned_rev,
+                owned.iter().rev().skip(2).cloned().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                v.par_iter().rev().position_first(|&x| x == 7),
+                s.clone().rev().position(|x| x == 7)
+            );
+            assert_eq!(
+                v.par_iter()
+                    .enumerate()
+                    .rev()
+                    .find_first(|&(_, &x)| x < 3)
+                    .map(|p| p.0),
+                s.clone()
+                    .enumerate()
+                    .rev()
+                    .find(|&(_, x)| x < 3)
+                    .map(|p| p.0)
+            );
+            assert_eq!(v.par_iter().rev().len(), v.len());
+            let rev_sum: u64 = (0..v.len() as u64)
+                .into_par_iter()
+                .rev()
+                .map(|i| i * 3)
+                .sum();
+            assert_eq!(rev_sum, (0..v.len() as u64).map(|i| i * 3).sum::<u64>());
+            // step_by: several steps, under and over other adaptors.
+            for step in [1, 2, 3, 64, v.len().max(1), v.len() + 7] {
+                let stepped: Vec<u64> = v.par_iter().copied().step_by(step).collect();
+                assert_eq!(stepped, s.clone().step_by(step).collect::<Vec<_>>());
+                let en: Vec<(usize, u64)> =
+                    v.par_iter().copied().step_by(step).enumerate().collect();
+                assert_eq!(en, s.clone().step_by(step).enumerate().collect::<Vec<_>>());
+                let back: Vec<u64> = v.par_iter().copied().rev().step_by(step).collect();
+                assert_eq!(back, s.clone().rev().step_by(step).collect::<Vec<_>>());
+                let stepped_rev: Vec<u64> = v.par_iter().copied().step_by(step).rev().collect();
+                let mut stepped_rev_std: Vec<u64> = s.clone().step_by(step).collect();
+                stepped_rev_std.reverse();
+                assert_eq!(stepped_rev, stepped_rev_std);
+                assert_eq!(
+                    v.par_iter().step_by(step).len(),
+                    s.clone().step_by(step).count()
+                );
+                let owned_step: Vec<String> = owned.clone().into_par_iter().step_by(step).collect();
+                assert_eq!(
+                    owned_step,
+                    owned.iter().step_by(step).cloned().collect::<Vec<_>>()
+                );
+            }
+            // chain: indexed on both sides, unindexed, and searched across the seam.
+            let half = v.len() / 2;
+            let chained: Vec<u64> = v[..half].par_iter().chain(&v[half..]).copied().collect();
+            assert_eq!(&chained, v);
+            let chained_en: Vec<(usize, u64)> =
+                v.par_iter().copied().chain(0..5u64).enumerate().collect();
+            assert_eq!(
+                chained_en,
+                s.clone().chain(0..5).enumerate().collect::<Vec<_>>()
+            );
+            assert_eq!(v.par_iter().chain(v.par_iter()).len(), 2 * v.len());
+            let filtered: Vec<u64> = v
+                .par_iter()
+                .copied()
+                .filter(|x| x % 3 == 0)
+                .chain(v.par_iter().copied().rev().filter(|x| x % 3 == 1))
+                .collect();
+            let filtered_std: Vec<u64> = s
+                .clone()
+                .filter(|x| x % 3 == 0)
+                .chain(s.clone().rev().filter(|x| x % 3 == 1))
+                .collect();
+            assert_eq!(filtered, filtered_std);
+            assert_eq!(
+                v.par_iter().chain(v.par_iter()).position_last(|&x| x == 9),
+                [&v[..], &v[..]].concat().iter().rposition(|&x| x == 9)
+            );
+            let owned_chain: Vec<String> = owned
+                .clone()
+                .into_par_iter()
+                .chain(owned.clone())
+                .skip(half)
+                .collect();
+            let owned_chain_std: Vec<String> =
+                owned.iter().chain(&owned).skip(half).cloned().collect();
+            assert_eq!(owned_chain, owned_chain_std);
+            // flatten and flatten_iter.
+            let rows: Vec<Vec<u64>> = v.chunks(7).map(|c| c[..c.len() % 5].to_vec()).collect();
+            let flat: Vec<u64> = rows.clone().into_par_iter().flatten().collect();
+            assert_eq!(flat, rows.iter().flatten().copied().collect::<Vec<_>>());
+            let flat_iter: Vec<u64> = rows.par_iter().flatten_iter().copied().collect();
+            assert_eq!(flat_iter, flat);
+            // map_init: one value per piece, made when it starts.
+            let inits = AtomicUsize::new(0);
+            let mapped: Vec<(u64, usize)> = v
+                .par_iter()
+                .map_init(
+                    || {
+                        inits.fetch_add(1, Ordering::Relaxed);
+                        0usize
+                    },
+                    |calls, &x| {
+                        *calls += 1;
+                        (x + 1, *calls)
+                    },
+                )
+                .collect();
+            assert_eq!(
+                mapped.iter().map(|p| p.0).collect::<Vec<_>>(),
+                s.clone().map(|x| x + 1).collect::<Vec<_>>()
+            );
+            assert!(mapped.first().is_none_or(|p| p.1 == 1));
+            let inits = inits.into_inner();
+            assert!(
+                inits <= v.len().max(1),
+                "{inits} inits for {} items",
+                v.len()
+            );
+            // update, and par_bridge from a sequential iterator.
+            let updated: Vec<String> = owned.par_iter().cloned().update(|t| t.push('!')).collect();
+            assert!(
+                updated
+                    .iter()
+                    .zip(&owned)
+                    .all(|(u, o)| *u == format!("{o}!"))
+            );
+            let bridged: Vec<u64> = s
+                .clone()
+                .filter(|x| x % 2 == 0)
+                .par_bridge()
+                .map(|x| x * 5)
+                .collect();
+            assert_eq!(
+                bridged,
+                s.clone()
+                    .filter(|x| x % 2 == 0)
+                    .map(|x| x * 5)
+                    .collect::<Vec<_>>()
+            );
+        }
+    });
+}

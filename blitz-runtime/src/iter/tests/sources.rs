@@ -1,0 +1,216 @@
+//! The sources other than slices and `Vec`s against `std`: collections, strings, slice cuts,
+//! literal ranges; and the searches and early ends over them.
+
+use std::collections::BTreeMap;
+
+use super::{lengths, on_pools, random_vec};
+use crate::iter::prelude::*;
+use crate::test_rng::Rng;
+
+/// Random text from pieces that stress the part boundaries: multi-byte chars, Unicode and
+/// ASCII whitespace runs, `\r\n` and bare `\n`, empty lines, separators at both ends.
+fn random_text(rng: &mut Rng, pieces: usize) -> String {
+    const PIECES: [&str; 14] = [
+        "a", "bc", "é", "日本", "🦀", " ", "  ", "\t", "\u{2003}", "\n", "\r\n", ",", ",,", "x,y",
+    ];
+    (0..pieces)
+        .map(|_| PIECES[rng.below(PIECES.len())])
+        .collect()
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn string_parts_match_std() {
+    let mut rng = Rng(0x7e47_0b1e_57a1_d00d);
+    let mut texts: Vec<String> = vec![
+        String::new(),
+        ",".into(),
+        "\n".into(),
+        "é".into(),
+        " a".into(),
+    ];
+    texts.extend(
+        lengths(&mut rng, 20_000)
+            .into_iter()
+            .map(|n| random_text(&mut rng, n)),
+    );
+    on_pools(|| {
+        for text in &texts {
+            let t = text.as_str();
+            assert_eq!(t.par_chars().collect::<String>(), t);
+            let indices: Vec<(usize, char)> = t.par_char_indices().collect();
+            assert_eq!(indices, t.char_indices().collect::<Vec<_>>());
+            assert_eq!(t.par_bytes().collect::<Vec<u8>>(), t.as_bytes());
+            assert_eq!(
+                t.par_lines().collect::<Vec<_>>(),
+                t.lines().collect::<Vec<_>>()
+            );
+            let words: Vec<&str> = t.par_split_whitespace().collect();
+            assert_eq!(words, t.split_whitespace().collect::<Vec<_>>());
+            let ascii_words: Vec<&str> = t.par_split_ascii_whitespace().collect();
+            assert_eq!(ascii_words, t.split_ascii_whitespace().collect::<Vec<_>>());
+            assert_eq!(
+                t.par_split(',').collect::<Vec<_>>(),
+                t.split(',').collect::<Vec<_>>()
+            );
+            let multi: Vec<&str> = t.par_split(['\n', 'é', '🦀']).collect();
+            assert_eq!(multi, t.split(['\n', 'é', '🦀']).collect::<Vec<_>>());
+            let by_fn: Vec<&str> = t.par_split(char::is_whitespace).collect();
+            assert_eq!(by_fn, t.split(char::is_whitespace).collect::<Vec<_>>());
+            let count = t.par_lines().filter(|l| l.contains('a')).count();
+            assert_eq!(count, t.lines().filter(|l| l.contains('a')).count());
+        }
+    });
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn collections_slices_and_searches_match_std() {
+    use std::collections::{BTreeSet, BinaryHeap, LinkedList, VecDeque};
+    let mut rng = Rng(0x0c0f_fee5_ca1e_ab1e);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 20_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 100))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let s = v.iter().copied();
+            let sum: u64 = s.clone().sum();
+            // Collections: every item once, whatever the collection's order.
+            let map: std::collections::HashMap<usize, u64> =
+                v.iter().copied().enumerate().collect();
+            assert_eq!(map.par_iter().map(|(_, x)| *x).sum::<u64>(), sum);
+            assert_eq!(
+                map.clone().into_par_iter().map(|(i, _)| i).max(),
+                v.len().checked_sub(1)
+            );
+            let mut map2 = map.clone();
+            map2.par_iter_mut().for_each(|(_, x)| *x += 1);
+            assert_eq!(map2.values().sum::<u64>(), sum + v.len() as u64);
+            let set: BTreeSet<u64> = v.iter().copied().collect();
+            let in_order: Vec<u64> = set.par_iter().copied().collect();
+            assert_eq!(in_order, set.iter().copied().collect::<Vec<_>>());
+            let btree: BTreeMap<usize, u64> = v.iter().copied().enumerate().collect();
+            let pairs: Vec<(usize, u64)> = btree.par_iter().map(|(k, x)| (*k, *x)).collect();
+            assert_eq!(pairs, s.clone().enumerate().collect::<Vec<_>>());
+            let mut deque: VecDeque<u64> = v.iter().copied().collect();
+            deque.rotate_left(v.len() / 3); // two slices
+            deque.par_iter_mut().for_each(|x| *x *= 2);
+            let doubled: Vec<u64> = deque.par_iter().copied().collect();
+            assert_eq!(doubled, deque.iter().copied().collect::<Vec<_>>());
+            assert_eq!(deque.into_par_iter().sum::<u64>(), 2 * sum);
+            let list: LinkedList<u64> = v.iter().copied().collect();
+            assert_eq!(list.par_iter().copied().collect::<Vec<_>>(), *v);
+            let heap: BinaryHeap<u64> = v.iter().copied().collect();
+            assert_eq!(heap.par_iter().sum::<u64>(), sum);
+            assert_eq!(heap.into_par_iter().count(), v.len());
+            assert_eq!(
+                v.first().copied().into_par_iter().collect::<Vec<_>>(),
+                v.first().copied().into_iter().collect::<Vec<_>>()
+            );
+            // Slices cut other ways.
+            for size in [1, 2, 5, 64] {
+                let w: Vec<u64> = v.par_windows(size).map(|w| w.iter().sum()).collect();
+                assert_eq!(
+                    w,
+                    v.windows(size)
+                        .map(|w| w.iter().sum())
+                        .collect::<Vec<u64>>()
+                );
+                let exact = v.par_chunks_exact(size);
+                assert_eq!(exact.remainder(), v.chunks_exact(size).remainder());
+                let e: Vec<&[u64]> = exact.collect();
+                assert_eq!(e, v.chunks_exact(size).collect::<Vec<_>>());
+                let r: Vec<&[u64]> = v.par_rchunks(size).collect();
+                assert_eq!(r, v.rchunks(size).collect::<Vec<_>>());
+                let mut a = v.clone();
+                let mut b = v.clone();
+                a.par_chunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c.fill(i as u64));
+                b.chunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c.fill(i as u64));
+                assert_eq!(a, b);
+                a.par_rchunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c[0] = i as u64);
+                b.rchunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c[0] = i as u64);
+                assert_eq!(a, b);
+            }
+            // Searches and early ends.
+            let parse = |x: &u64| (x % 7 == 3).then_some(x / 7);
+            assert_eq!(v.par_iter().find_map_first(parse), v.iter().find_map(parse));
+            assert_eq!(
+                v.par_iter().find_map_last(parse),
+                v.iter().rev().find_map(parse)
+            );
+            let any = v.par_iter().find_map_any(parse);
+            assert_eq!(any.is_some(), v.iter().any(|x| parse(x).is_some()));
+            assert!(any.is_none_or(|a| v.iter().any(|x| parse(x) == Some(a))));
+            let even: Vec<usize> = v.par_iter().positions(|x| x % 2 == 0).collect();
+            let even_std: Vec<usize> = s
+                .clone()
+                .enumerate()
+                .filter(|p| p.1 % 2 == 0)
+                .map(|p| p.0)
+                .collect();
+            assert_eq!(even, even_std);
+            let zipped: Vec<(u64, u64)> = v
+                .par_iter()
+                .copied()
+                .zip_eq(v.par_iter().copied().rev())
+                .collect();
+            assert_eq!(zipped, s.clone().zip(s.clone().rev()).collect::<Vec<_>>());
+            let opts: Vec<Option<u64>> = v.iter().map(|&x| (x != 42).then_some(x)).collect();
+            let some: Vec<u64> = opts.par_iter().copied().while_some().collect();
+            // With no `None`, every value; otherwise a subsequence of the values, in order
+            // (the pieces stop wherever they were when one of them met a `None`).
+            if opts.iter().all(Option::is_some) {
+                assert_eq!(&some, v);
+            } else {
+                let mut values = opts.iter().flatten();
+                assert!(some.iter().all(|x| values.any(|y| y == x)));
+            }
+            for n in [0, 1, v.len() / 2, v.len(), v.len() + 3] {
+                let taken: Vec<u64> = v
+                    .par_iter()
+                    .copied()
+                    .filter(|x| x % 2 == 1)
+                    .take_any(n)
+                    .collect();
+                let odd = s.clone().filter(|x| x % 2 == 1).count();
+                assert_eq!(taken.len(), n.min(odd));
+                assert!(taken.iter().all(|x| x % 2 == 1));
+                let rest = v.par_iter().skip_any(n).count();
+                assert_eq!(rest, v.len().saturating_sub(n));
+            }
+            assert_eq!(v.par_iter().panic_fuse().copied().sum::<u64>(), sum);
+        }
+    });
+}
+
+/// Ranges of unsuffixed literals infer their item type as with `std` and rayon (`i32` by
+/// default, or what the consumer asks for): this test compiling is most of it.
+#[test]
+fn ranges_of_unsuffixed_literals_infer_their_type() {
+    on_pools(|| {
+        let sum: i32 = (0..1000).into_par_iter().sum();
+        assert_eq!(sum, 499_500);
+        assert_eq!(
+            (0..1000).into_par_iter().filter(|x| x % 3 == 0).count(),
+            334
+        );
+        let doubled: Vec<u64> = (0..10).into_par_iter().map(|x| x * 2).collect();
+        assert_eq!(doubled, (0..10).map(|x| x * 2).collect::<Vec<u64>>());
+        assert_eq!((1..=10).into_par_iter().product::<u64>(), 3_628_800);
+        assert_eq!((0..100).into_par_iter().max(), Some(99));
+        let v: Vec<u8> = vec![7; 50];
+        let pairs: Vec<(u32, u8)> = (0..50).into_par_iter().zip(v.par_iter().copied()).collect();
+        assert_eq!(pairs[49], (49, 7));
+        let positions: usize = (10..=20).into_par_iter().enumerate().map(|(i, _)| i).sum();
+        assert_eq!(positions, 55);
+    });
+}
