@@ -1,6 +1,6 @@
 //! `par_iter()`, `par_iter_mut()` and `into_par_iter()` on the standard collections other than
 //! slices and `Vec`: hash and B-tree maps and sets, `VecDeque`, `LinkedList`, `BinaryHeap`,
-//! `Option` and arrays by value.
+//! `Option` and arrays by value; and `par_drain` on `Vec` and `VecDeque`.
 //!
 //! A `VecDeque` is two slices, chained. The others cannot be split by index, so, as rayon does
 //! for them, their items (or references to them) are first gathered into a `Vec` on the
@@ -8,6 +8,7 @@
 //! the parallel work then runs over that `Vec`.
 
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ops::RangeBounds;
 
 use super::{Chain, IntoParallelIterator, Iter, IterMut, ParallelIterator, VecIntoIter};
 
@@ -95,5 +96,48 @@ impl<T: Send, const N: usize> IntoParallelIterator for [T; N] {
 
     fn into_par_iter(self) -> VecIntoIter<T> {
         Vec::from(self).into_par_iter()
+    }
+}
+
+/// `par_drain(range)`: removes a range of a collection's items and yields them by value, as
+/// rayon's `ParallelDrainRange`. The items are moved out in one sequential pass (a copy of
+/// the range's bytes) and then handed out in parallel; the collection keeps the rest.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let mut v: Vec<u32> = (0..10).collect();
+/// let drained: Vec<u32> = v.par_drain(2..5).map(|x| x * 10).collect();
+/// assert_eq!(drained, [20, 30, 40]);
+/// assert_eq!(v, [0, 1, 5, 6, 7, 8, 9]);
+/// ```
+pub trait ParallelDrainRange<Idx = usize> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// The items.
+    type Item: Send;
+
+    /// Removes the items in `range` and yields them by value.
+    ///
+    /// # Panics
+    ///
+    /// As `Vec::drain`: if the range starts after it ends or ends past the length.
+    fn par_drain<R: RangeBounds<Idx>>(self, range: R) -> Self::Iter;
+}
+
+impl<T: Send> ParallelDrainRange for &mut Vec<T> {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> VecIntoIter<T> {
+        self.drain(range).collect::<Vec<T>>().into_par_iter()
+    }
+}
+
+impl<T: Send> ParallelDrainRange for &mut VecDeque<T> {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> VecIntoIter<T> {
+        self.drain(range).collect::<Vec<T>>().into_par_iter()
     }
 }

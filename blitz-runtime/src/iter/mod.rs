@@ -39,6 +39,7 @@ mod sources;
 mod string;
 #[cfg(all(test, not(loom)))]
 mod tests;
+mod try_fold;
 mod try_ops;
 mod until_flag;
 
@@ -54,6 +55,7 @@ pub use adaptors::{
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use collect::{FromParallelIterator, ParallelExtend};
+pub use collections::ParallelDrainRange;
 pub use early_exit::{PanicFuse, SkipAny, TakeAny, WhileSome};
 pub use indexed::{Chunks, Enumerate, Rev, Skip, StepBy, Take, Zip};
 pub use indexed_iterator::IndexedParallelIterator;
@@ -66,6 +68,7 @@ pub use string::{
     AsciiWhitespaceKind, CharIndicesKind, CharPattern, CharsKind, LinesKind, OffsetCharIndices,
     ParallelString, SplitKind, SplitParts, StrPartKind, StrParts, WhitespaceKind,
 };
+pub use try_fold::{TryFold, TryFoldWith};
 pub use try_ops::Try;
 
 /// Receives the source of a parallel iterator, wrapped in all its adaptors (see the module
@@ -887,6 +890,112 @@ pub trait ParallelIterator: Sized + Send {
         try_ops::try_for_each(self, op)
     }
 
+    /// Calls the fallible `op` on every item with a value of its own, cloned from `init` for
+    /// every piece, until one fails (rayon's `try_for_each_with`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// let sent = (0..5u32).into_par_iter().try_for_each_with(sender, |s, x| s.send(x));
+    /// assert!(sent.is_ok());
+    /// assert_eq!(receiver.iter().count(), 5);
+    /// ```
+    fn try_for_each_with<T, OP, R>(self, init: T, op: OP) -> R
+    where
+        T: Clone + Send,
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op).try_for_each(|result| result)
+    }
+
+    /// Calls the fallible `op` on every item with a value of its own, made by `init` once per
+    /// piece, until one fails (rayon's `try_for_each_init`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let checked = (0..100u32).into_par_iter().try_for_each_init(
+    ///     || 7u32,
+    ///     |seven, x| if x == *seven { Err(x) } else { Ok(()) },
+    /// );
+    /// assert_eq!(checked, Err(7));
+    /// ```
+    fn try_for_each_init<INIT, T, OP, R>(self, init: INIT, op: OP) -> R
+    where
+        INIT: Fn() -> T + Sync + Send,
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op).try_for_each(|result| result)
+    }
+
+    /// Calls `op` on every item with a value of its own, made by `init` once per piece
+    /// (rayon's `for_each_init`; for a buffer or a random number generator).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// let total = AtomicU64::new(0);
+    /// (1..=4u64).into_par_iter().for_each_init(Vec::new, |buffer, x| {
+    ///     buffer.push(x);
+    ///     total.fetch_add(x, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 10);
+    /// ```
+    fn for_each_init<INIT, T, OP>(self, init: INIT, op: OP)
+    where
+        INIT: Fn() -> T + Sync + Send,
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_init(init, op).for_each(|()| ());
+    }
+
+    /// Folds the items of each piece with the fallible `fold_op`, from an accumulator made by
+    /// `identity`, and yields one result per piece: the accumulator, or the piece's first
+    /// failure (rayon's `try_fold`). Follow it with a `try_reduce`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let sum = (1..=100u32)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0u32, |acc, x| acc.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(5050));
+    /// let overflow = (1..=100u8)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0u8, |acc, x| acc.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(overflow, None);
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, ID, F>
+    where
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// Like [`try_fold`](Self::try_fold), starting each piece from a clone of `init`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let lengths: Result<usize, String> = ["a", "bb", "ccc"]
+    ///     .par_iter()
+    ///     .try_fold_with(0usize, |acc, w| Ok(acc + w.len()))
+    ///     .try_reduce(|| 0, |a, b| Ok(a + b));
+    /// assert_eq!(lengths, Ok(6));
+    /// ```
+    fn try_fold_with<T, R, F>(self, init: T, fold_op: F) -> TryFoldWith<Self, T, F>
+    where
+        T: Clone + Send + Sync,
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
+    }
+
     /// Combines fallible items with the fallible associative `op`, in order, until something
     /// fails (an item or a combination is `Err` or `None`); then stops and returns a failure.
     ///
@@ -912,7 +1021,7 @@ pub trait ParallelIterator: Sized + Send {
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
-        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange,
+        ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
     };
 }

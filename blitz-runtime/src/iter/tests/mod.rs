@@ -199,6 +199,70 @@ fn fallible_consumers_stop_at_the_first_failure() {
     });
 }
 
+#[test]
+fn fallible_folds_and_per_piece_values_match_std() {
+    let mut rng = Rng(0xf01d_ab1e_0dd5_eed5);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 20_000)
+        .into_iter()
+        .map(|len| random_vec(&mut rng, len, 100))
+        .collect();
+    on_pools(|| {
+        for v in &inputs {
+            let total: u64 = v.iter().sum();
+            // A step that fails past `limit`: any partial sum over it fails, so the whole
+            // fails exactly when the total is over it.
+            for limit in [0, total / 2, total] {
+                let step = |acc: u64, x: &u64| (acc + x <= limit).then_some(acc + x);
+                let sum = v
+                    .par_iter()
+                    .try_fold(|| 0, step)
+                    .try_reduce(|| 0, |a, b| step(a, &b));
+                assert_eq!(sum, (total <= limit).then_some(total), "limit {limit}");
+                let with: Result<u64, u64> = v
+                    .par_iter()
+                    .try_fold_with(0, |acc, &x| {
+                        if acc + x <= limit {
+                            Ok(acc + x)
+                        } else {
+                            Err(x)
+                        }
+                    })
+                    .try_reduce(|| 0, |a, b| if a + b <= limit { Ok(a + b) } else { Err(0) });
+                assert_eq!(with.is_ok(), total <= limit);
+            }
+            let inits = AtomicUsize::new(0);
+            let seen = AtomicUsize::new(0);
+            v.par_iter().for_each_init(
+                || inits.fetch_add(1, Ordering::Relaxed),
+                |_, _| {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                },
+            );
+            assert_eq!(seen.into_inner(), v.len());
+            assert!(inits.into_inner() <= v.len().max(1));
+            let first_big = v.iter().position(|&x| x >= 90);
+            let checked = v.par_iter().enumerate().try_for_each_init(
+                || 90u64,
+                |limit, (i, &x)| if x >= *limit { Err(i) } else { Ok(()) },
+            );
+            assert_eq!(checked.is_err(), first_big.is_some());
+            if let Err(i) = checked {
+                assert!(v[i] >= 90);
+            }
+            let with = v
+                .par_iter()
+                .try_for_each_with(90u64, |limit, &x| (x < *limit).then_some(()));
+            assert_eq!(with.is_some(), first_big.is_none());
+            // par_drain: the range comes out in order, the rest stays.
+            let (lo, hi) = (v.len() / 3, v.len() * 2 / 3);
+            let mut kept = v.clone();
+            let drained: Vec<u64> = kept.par_drain(lo..hi).collect();
+            assert_eq!(drained, v[lo..hi]);
+            assert_eq!(kept, [&v[..lo], &v[hi..]].concat());
+        }
+    });
+}
+
 /// Counts live values: every construction is matched by exactly one drop.
 struct Counted<'a>(&'a AtomicUsize, u32);
 
