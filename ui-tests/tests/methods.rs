@@ -508,3 +508,108 @@ fn an_associated_fn_recurses_through_its_type_name() {
         assert_eq!(pool.install(|| Forest::count(&forest)), (1 << 13) - 1);
     }
 }
+
+// ---------------------------------------------------------------- `&mut` receivers and arguments
+
+struct Counter {
+    calls: u64,
+}
+
+impl Counter {
+    /// `&mut self` as the receiver of both calls: they share it, so they run as written.
+    #[blitz::parallel]
+    fn fib(&mut self, n: u64) -> u64 {
+        self.calls += 1;
+        if n < 2 {
+            return n;
+        }
+        self.fib(n - 1) + self.fib(n - 2)
+    }
+}
+
+/// A `&mut` parameter passed on to both calls (operands, then statements): shared, as written.
+#[blitz::parallel]
+fn counted(n: u64, calls: &mut u64) -> u64 {
+    *calls += 1;
+    if n < 2 {
+        return n;
+    }
+    counted(n - 1, calls) + counted(n - 2, calls)
+}
+
+#[blitz::parallel]
+fn counted_statements(n: u64, log: &mut Vec<u64>) -> u64 {
+    log.push(n);
+    if n < 2 {
+        return n;
+    }
+    let a = counted_statements(n - 1, log);
+    let b = counted_statements(n - 2, &mut *log);
+    a + b
+}
+
+/// One local borrowed `&mut` by both calls.
+#[blitz::parallel]
+fn shared_scratch(n: u64, scratch: &mut Vec<u64>) -> u64 {
+    scratch.push(n);
+    if n < 2 {
+        return n;
+    }
+    let mut mine = Vec::new();
+    let total = shared_scratch(n - 1, &mut mine) + shared_scratch(n - 2, &mut mine);
+    scratch.extend(mine);
+    total
+}
+
+impl Node {
+    /// `&mut self` with each statement changing its own field: the two forks hold disjoint
+    /// places, so they fork.
+    #[blitz::parallel]
+    fn bump(&mut self, k: u64, rv: &Rendezvous) -> u64 {
+        self.val += k;
+        if self.left.is_none() && self.right.is_none() {
+            rv.leaf();
+            return self.val;
+        }
+        let l = match &mut self.left {
+            Some(t) => t.bump(k, rv),
+            None => 0,
+        };
+        let r = match self.right.as_mut() {
+            Some(t) => t.bump(k, rv),
+            None => 0,
+        };
+        l + r + self.val
+    }
+}
+
+#[test]
+fn exclusive_receivers_and_arguments() {
+    let pool = pool(2);
+    let fib = |n: u64| -> u64 { (0..n).fold((0u64, 1u64), |(a, b), _| (b, a + b)).0 };
+    // Calls of fib(n) for n = 20: fib(21) * 2 - 1.
+    let calls = 2 * fib(21) - 1;
+    let mut counter = Counter { calls: 0 };
+    assert_eq!(pool.install(|| counter.fib(20)), fib(20));
+    assert_eq!(counter.calls, calls);
+    let mut n = 0;
+    assert_eq!(pool.install(|| counted(20, &mut n)), fib(20));
+    assert_eq!(n, calls);
+    let mut log = Vec::new();
+    assert_eq!(pool.install(|| counted_statements(12, &mut log)), fib(12));
+    assert_eq!(log.len() as u64, 2 * fib(13) - 1);
+    assert_eq!(&log[..4], [12, 11, 10, 9], "the calls ran in order");
+    let mut scratch = Vec::new();
+    assert_eq!(pool.install(|| shared_scratch(12, &mut scratch)), fib(12));
+    assert_eq!(scratch.len() as u64, 2 * fib(13) - 1);
+    let mut tree = Node::full(12, &mut 0).unwrap();
+    let before = pool.install(|| tree.sum());
+    let rv = Rendezvous::new(2);
+    let after = pool.install(|| tree.bump(1, &rv));
+    assert!(
+        rv.all_arrived(),
+        "the `&mut self` statements on disjoint fields did not fork"
+    );
+    assert_eq!(after, before + (1 << 12) - 1);
+    assert_eq!(pool.install(|| tree.sum()), after);
+}

@@ -39,8 +39,11 @@ pub(super) struct StmtNames {
     /// Every identifier of what its branch runs.
     reads: HashSet<String>,
     /// Roots of the places its branch assigns to, borrows `&mut`, or calls a method on at
-    /// its top (`out.extend(f(a))`): two branches must not both hold them.
+    /// its top (`out.extend(f(a))`): the places of these that the branches use must not
+    /// overlap (see [`PlaceUses`]).
     changes: HashSet<String>,
+    /// What its branch runs.
+    branches: Vec<Expr>,
 }
 
 impl StmtNames {
@@ -55,25 +58,25 @@ impl StmtNames {
                 names
                     .lets
                     .extend(pat_bindings(&l.pat).iter().map(|p| p.ident.to_string()));
-                let init = l.init.as_ref().map(|i| &*i.expr);
-                init.inspect(|e| finder.visit_expr(e));
-                init.map(ToTokens::to_token_stream).unwrap_or_default()
+                l.init.as_ref().map(|i| &*i.expr)
             }
             Stmt::Expr(e, _) => match assignment(e) {
                 Some((place, _, value)) => {
                     names.assigned.extend(idents(place.to_token_stream()));
-                    finder.visit_expr(value);
-                    value.to_token_stream()
+                    Some(value)
                 }
                 None => {
                     finder.method_statement(e);
-                    finder.visit_expr(e);
-                    e.to_token_stream()
+                    Some(e)
                 }
             },
-            other => other.to_token_stream(),
+            _ => None,
         };
-        names.reads = idents(branch);
+        if let Some(e) = branch {
+            finder.visit_expr(e);
+            names.reads = idents(e.to_token_stream());
+            names.branches.push(e.clone());
+        }
         names
     }
 }
@@ -94,21 +97,28 @@ pub(super) struct RunNames(StmtNames);
 impl RunNames {
     /// Whether `next` cannot join the run: it reads what an earlier statement binds or
     /// assigns (it depends on that result), rebinds it with a `let` (the run's results share
-    /// one `let`, and assignments follow it), or one of them changes what the other's branch
-    /// holds (the branches would borrow it at once). Assigning what an earlier statement
-    /// binds or assigns is fine: the assignments run after the join, in order.
-    pub(super) fn conflict_with(&self, next: &StmtNames) -> Option<Conflict> {
+    /// one `let`, and assignments follow it), or its branch and an earlier one would both hold
+    /// a place that one of them changes (see [`PlaceUses`]). Assigning what an earlier
+    /// statement binds or assigns is fine: the assignments run after the join, in order.
+    pub(super) fn conflict_with(&self, next: &StmtNames, callee: &Callee) -> Option<Conflict> {
         let run = &self.0;
         let bound = |names: &HashSet<String>| {
             !names.is_disjoint(&run.lets) || !names.is_disjoint(&run.assigned)
         };
         if bound(&next.reads) || bound(&next.lets) {
-            Some(Conflict::Depends)
-        } else if !next.reads.is_disjoint(&run.changes) || !next.changes.is_disjoint(&run.reads) {
-            Some(Conflict::Changes)
-        } else {
-            None
+            return Some(Conflict::Depends);
         }
+        let roots: HashSet<String> = run.changes.union(&next.changes).cloned().collect();
+        let uses = |branches: &[Expr]| {
+            let mut uses = PlaceUses::default();
+            for e in branches {
+                uses.extend(PlaceUses::of(e, &roots, callee));
+            }
+            uses
+        };
+        uses(&run.branches)
+            .conflict(&uses(&next.branches))
+            .then_some(Conflict::Changes)
     }
 
     pub(super) fn add(&mut self, names: StmtNames) {
@@ -117,6 +127,7 @@ impl RunNames {
         run.assigned.extend(names.assigned);
         run.reads.extend(names.reads);
         run.changes.extend(names.changes);
+        run.branches.extend(names.branches);
     }
 }
 
@@ -191,4 +202,189 @@ fn idents(tokens: TokenStream) -> HashSet<String> {
     let mut out = HashSet::new();
     go(tokens, &mut out);
     out
+}
+
+/// The places of some bindings that one branch of a fork names, each as a field path from the
+/// binding (`self.left`, `cnt`, `buf` for `buf[i]`), and whether the branch may use it
+/// exclusively. Two branches that name overlapping places (one path a prefix of the other),
+/// one of them exclusively, would both hold it at once: sequentially the borrows follow each
+/// other, but the closures of a join would each capture it. Closures capture disjoint fields
+/// apart, so `self.left.f()` and `self.right.f()` do not overlap, and shared reads
+/// (`self.depth`, `*cnt`) do not conflict with each other.
+///
+/// Exclusive uses: an exclusive parameter (a `&mut` reference or `&mut self`) named on its own
+/// (passed on, it is reborrowed `&mut`), the receiver of a method call (which may take
+/// `&mut self`), and the place of a `&mut` borrow or an assignment.
+#[derive(Default)]
+pub(super) struct PlaceUses(Vec<(Vec<String>, bool)>);
+
+impl PlaceUses {
+    /// What the operand branches `branches` name of the places they could conflict on: the
+    /// fn's exclusive parameters and whatever any of them borrows `&mut` or assigns.
+    pub(super) fn of_branches<'e>(
+        branches: impl IntoIterator<Item = &'e Expr> + Clone,
+        callee: &Callee,
+    ) -> Vec<PlaceUses> {
+        let mut roots = HashSet::new();
+        for e in branches.clone() {
+            ChangeFinder {
+                callee,
+                out: &mut roots,
+            }
+            .visit_expr(e);
+        }
+        branches
+            .into_iter()
+            .map(|e| PlaceUses::of(e, &roots, callee))
+            .collect()
+    }
+
+    /// The places of `roots` and of the fn's exclusive parameters that `e` names.
+    fn of(e: &Expr, roots: &HashSet<String>, callee: &Callee) -> PlaceUses {
+        let roots: HashSet<String> = roots.union(&callee.exclusive_params).cloned().collect();
+        let mut finder = PlaceFinder {
+            roots: &roots,
+            params: &callee.exclusive_params,
+            out: PlaceUses::default(),
+        };
+        finder.visit_expr(e);
+        finder.out
+    }
+
+    /// Whether `self` and `other` name an overlapping place, one of them exclusively.
+    pub(super) fn conflict(&self, other: &PlaceUses) -> bool {
+        let overlap = |a: &[String], b: &[String]| a.iter().zip(b).all(|(x, y)| x == y);
+        self.0.iter().any(|(a, a_excl)| {
+            other
+                .0
+                .iter()
+                .any(|(b, b_excl)| (*a_excl || *b_excl) && overlap(a, b))
+        })
+    }
+
+    pub(super) fn extend(&mut self, other: PlaceUses) {
+        self.0.extend(other.0);
+    }
+}
+
+/// Whether any two of `uses` conflict.
+pub(super) fn any_conflict(uses: &[PlaceUses]) -> bool {
+    uses.iter()
+        .enumerate()
+        .any(|(i, a)| uses[i + 1..].iter().any(|b| a.conflict(b)))
+}
+
+/// Records the places of `roots` an expression names (outside nested items).
+struct PlaceFinder<'a> {
+    roots: &'a HashSet<String>,
+    /// Roots all of whose uses are exclusive.
+    params: &'a HashSet<String>,
+    out: PlaceUses,
+}
+
+impl PlaceFinder<'_> {
+    /// Records `e` if it is a place of a root (and visits the index expressions in it);
+    /// `exclusive` if the context makes the use exclusive. Returns whether it was one.
+    fn record(&mut self, e: &Expr, exclusive: bool) -> bool {
+        let Some(path) = field_path(e).filter(|path| self.roots.contains(&path[0])) else {
+            return false;
+        };
+        let bare_param = matches!(peel_parens(e), Expr::Path(_)) && self.params.contains(&path[0]);
+        self.out.0.push((path, exclusive || bare_param));
+        self.visit_indices(e);
+        true
+    }
+
+    /// Visits the index expressions of a place (`i` in `x.a[i]`).
+    fn visit_indices(&mut self, e: &Expr) {
+        match e {
+            Expr::Field(f) => self.visit_indices(&f.base),
+            Expr::Paren(p) => self.visit_indices(&p.expr),
+            Expr::Unary(u) => self.visit_indices(&u.expr),
+            Expr::Index(i) => {
+                self.visit_indices(&i.expr);
+                self.visit_expr(&i.index);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for PlaceFinder<'_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        let recorded = match e {
+            Expr::Path(_) | Expr::Field(_) | Expr::Index(_) | Expr::Paren(_) => {
+                self.record(e, false)
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.record(e, false),
+            Expr::MethodCall(m) => {
+                if !self.record(&m.receiver, true) {
+                    self.visit_expr(&m.receiver);
+                }
+                m.args.iter().for_each(|a| self.visit_expr(a));
+                true
+            }
+            Expr::Reference(r) if r.mutability.is_some() => {
+                if !self.record(&r.expr, true) {
+                    self.visit_expr(&r.expr);
+                }
+                true
+            }
+            Expr::Assign(a) => {
+                if !self.record(&a.left, true) {
+                    self.visit_expr(&a.left);
+                }
+                self.visit_expr(&a.right);
+                true
+            }
+            Expr::Binary(b) if is_assign_op(&b.op) => {
+                if !self.record(&b.left, true) {
+                    self.visit_expr(&b.left);
+                }
+                self.visit_expr(&b.right);
+                true
+            }
+            _ => false,
+        };
+        if !recorded {
+            syn::visit::visit_expr(self, e);
+        }
+    }
+
+    /// A macro's tokens are not parsed: a root named anywhere in them counts as an exclusive
+    /// use of the whole binding.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        for name in idents(mac.tokens.clone()) {
+            if self.roots.contains(&name) {
+                self.out.0.push((vec![name], true));
+            }
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+/// `e` without enclosing parentheses.
+fn peel_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => peel_parens(&p.expr),
+        _ => e,
+    }
+}
+
+/// The field path a place expression names: `x` for `x`, `*x` and `x[i]`; `x.a.b` for
+/// `x.a.b`. `None` for anything else.
+fn field_path(e: &Expr) -> Option<Vec<String>> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| vec![i.to_string()]),
+        Expr::Field(f) => {
+            let mut path = field_path(&f.base)?;
+            path.push(f.member.to_token_stream().to_string());
+            Some(path)
+        }
+        Expr::Paren(p) => field_path(&p.expr),
+        Expr::Index(i) => field_path(&i.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => field_path(&u.expr),
+        _ => None,
+    }
 }

@@ -19,6 +19,8 @@ use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Expr, FnArg, GenericParam, Ident, Item, ItemFn, Stmt};
 
+use std::collections::HashSet;
+
 use proc_macro2::{TokenStream, TokenTree};
 
 /// What the annotated fn is.
@@ -36,6 +38,26 @@ pub(super) struct Callee {
     /// How many `impl Trait` argument types it has: the copy takes each as a type parameter,
     /// after the fn's own, so a turbofish on a redirected call gets a `_` for each.
     pub(super) impl_trait_args: usize,
+    /// The parameters that are exclusive references (`&mut T`, `&mut self`): two branches
+    /// that both use one would both hold it (see `dependencies::PlaceUses`).
+    pub(super) exclusive_params: HashSet<String>,
+}
+
+/// The names of the parameters of `sig` that are `&mut` references (`self` for `&mut self` or
+/// `self: &mut Self`).
+fn exclusive_params(sig: &syn::Signature) -> HashSet<String> {
+    let is_mut_ref =
+        |ty: &syn::Type| matches!(ty, syn::Type::Reference(r) if r.mutability.is_some());
+    sig.inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Receiver(r) => is_mut_ref(&r.ty).then(|| "self".to_owned()),
+            FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(p) if is_mut_ref(&pt.ty) => Some(p.ident.to_string()),
+                _ => None,
+            },
+        })
+        .collect()
 }
 
 /// How a recognised recursive call is spelled.
@@ -91,6 +113,7 @@ impl Callee {
                     FnArg::Receiver(_) => 0,
                 })
                 .sum(),
+            exclusive_params: exclusive_params(sig),
         })
     }
 

@@ -24,7 +24,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Item, Pat, Path, Stmt, Token};
 
-use super::dependencies::{Conflict, RunNames, StmtNames, assignment};
+use super::dependencies::{Conflict, PlaceUses, RunNames, StmtNames, any_conflict, assignment};
 use super::placement::Placement;
 use super::recursion::{CallForm, Callee};
 use crate::common::{self, Branch, EscapeCheck};
@@ -169,7 +169,18 @@ impl<'a> Rewriter<'a> {
             .iter()
             .filter(|e| built_on_call(e) || callee.makes_call(e))
             .count();
-        if candidates < 2 {
+        let shared = candidates >= 2 && {
+            let branches = ops
+                .iter()
+                .map(|e| &**e)
+                .filter(|e| built_on_call(e) || callee.makes_call(e));
+            any_conflict(&PlaceUses::of_branches(branches, callee))
+        };
+        // With a place that two calls would both hold (`f(a, cnt) + f(b, cnt)` with `cnt: &mut
+        // u64`, `self.f(a) + self.f(b)` with `&mut self`), the calls run one after the other,
+        // as written.
+        self.kept_in_order |= shared;
+        if candidates < 2 || shared {
             for e in ops {
                 self.visit_expr_mut(e);
             }
@@ -207,6 +218,11 @@ impl<'a> Rewriter<'a> {
             }
             let r = common::result_ident(branches.len());
             let mut call = std::mem::replace(slot, syn::parse_quote!(#r));
+            // Parentheses the operand needed where it was written (`(if c { f(a) } else { 0 })
+            // + ..`) are noise around a closure body, where `unused_parens` would flag them.
+            while let Expr::Paren(p) = call {
+                call = *p.expr;
+            }
             if callee.is_call(&call) {
                 self.hoist_arguments(&mut call, &mut hoisted);
             }
@@ -260,7 +276,7 @@ impl<'a> Rewriter<'a> {
             if self.groupable(&stmt) {
                 let names = StmtNames::of(&stmt, self.callee);
                 if !group.is_empty()
-                    && let Some(conflict) = run.conflict_with(&names)
+                    && let Some(conflict) = run.conflict_with(&names, self.callee)
                 {
                     self.kept_in_order |= conflict == Conflict::Changes;
                     self.flush(&mut group, &mut out, false);

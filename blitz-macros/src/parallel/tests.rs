@@ -386,3 +386,123 @@ fn fork_join_inside_follows_the_context() {
         "{got}"
     );
 }
+
+#[test]
+fn calls_sharing_an_exclusive_place_run_as_written() {
+    // A `&mut` parameter passed to both calls, `&mut self` as both receivers, one local
+    // borrowed `&mut` by both, and statements that share a `&mut` parameter: sequentially each
+    // borrow ends before the next call, but a join's closures would hold them at once.
+    for item in [
+        quote!(
+            fn f(n: u64, count: &mut u64) -> u64 {
+                *count += 1;
+                f(n - 1, count) + f(n - 2, count)
+            }
+        ),
+        quote!(
+            fn f(&mut self, n: u64) -> u64 {
+                self.calls += 1;
+                self.f(n - 1) + self.f(n - 2)
+            }
+        ),
+        quote!(
+            fn f(n: u64, log: &mut Vec<u64>) -> u64 {
+                let a = f(n - 1, log);
+                let b = f(n - 2, &mut *log);
+                a + b
+            }
+        ),
+        quote!(
+            fn f(n: u64, buf: &mut [u64]) -> u64 {
+                let a = f(n - 1, &mut buf[..1]);
+                let b = f(n - 2, &mut buf[1..]);
+                a + b
+            }
+        ),
+    ] {
+        assert_eq!(expand_str(quote!(), item.clone()), item.to_string());
+    }
+    let shared_local = quote!(
+        fn f(n: u64) -> u64 {
+            let mut seen = Vec::new();
+            f(n - 1, &mut seen) + f(n - 2, &mut seen)
+        }
+    );
+    assert_eq!(
+        expand_str(quote!(), shared_local.clone()),
+        shared_local.to_string()
+    );
+}
+
+#[test]
+fn calls_on_disjoint_places_of_an_exclusive_parameter_still_fork() {
+    // `&mut self` recursing into two different fields, and `&mut` halves split off a `&mut`
+    // parameter: each branch holds its own place.
+    let fields = expand_str(
+        quote!(),
+        quote!(
+            pub fn f(&mut self) -> u64 {
+                self.left.f() + self.right.f()
+            }
+        ),
+    );
+    assert!(fields.contains("join"), "{fields}");
+    let halves = expand_str(
+        quote!(),
+        quote!(
+            fn sort(v: &mut [u32], buf: &mut [u32]) {
+                let (l, r) = v.split_at_mut(v.len() / 2);
+                let (bl, br) = buf.split_at_mut(l.len());
+                sort(l, bl);
+                sort(r, br);
+                merge(v, buf);
+            }
+        ),
+    );
+    assert!(halves.contains("join"), "{halves}");
+    let reads = expand_str(
+        quote!(),
+        quote!(
+            fn f(&mut self, n: u64) -> u64 {
+                self.left.f(n + self.depth) + self.right.f(n + self.depth)
+            }
+        ),
+    );
+    assert!(reads.contains("join"), "{reads}");
+    let statements = expand_str(
+        quote!(),
+        quote!(
+            pub fn f(&mut self, k: u64) -> u64 {
+                self.v += k;
+                let l = match &mut self.left {
+                    Some(t) => t.f(k),
+                    None => 0,
+                };
+                let r = match &mut self.right {
+                    Some(t) => t.f(k),
+                    None => 0,
+                };
+                l + r + self.v
+            }
+        ),
+    );
+    assert!(statements.contains("join"), "{statements}");
+    // But not when both branches change the same field.
+    let same_field = quote!(
+        fn f(&mut self, k: u64) -> u64 {
+            let l = match &mut self.left {
+                Some(t) => t.f(k),
+                None => 0,
+            };
+            let r = match &mut self.left {
+                Some(t) => t.f(k + 1),
+                None => 0,
+            };
+            l + r
+        }
+    );
+    assert_eq!(
+        expand_str(quote!(), same_field.clone()),
+        same_field.to_string()
+    );
+}
