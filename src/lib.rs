@@ -169,6 +169,15 @@ pub mod __private {
         for_each_piece, reduce_pieces, with_worker,
     };
 
+    pub use blitz_runtime::iter::ParallelIterator;
+
+    /// Converts what a `par_for!` iterator chain starts from (a range) into a parallel
+    /// iterator.
+    #[inline(always)]
+    pub fn par_iter<I: blitz_runtime::iter::IntoParallelIterator>(iter: I) -> I::Iter {
+        iter.into_par_iter()
+    }
+
     /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a
     /// value that is not a source is reported there.
     #[inline(always)]

@@ -1,0 +1,367 @@
+//! `par_for!(pat in source [, grain = g] [, reduce(op: var)]* => body)`.
+//!
+//! Parse the loop header and clauses, check the body (no control flow leaving it, no mutation
+//! of captured variables other than reduce targets), then expand to `for_each_piece` or
+//! `reduce_pieces` with a leaf that runs a plain sequential `for` loop over its piece; or, for
+//! a chain of `std` iterator methods (`a.iter().zip(&b)`), to the same chain of parallel
+//! iterator methods run by `for_each` or `fold`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::parse::{Parse, ParseStream};
+use syn::visit::Visit;
+use syn::{Expr, Ident, Pat, Path, Token};
+
+use crate::common::{self, EscapeCheck};
+
+mod expand;
+mod sources;
+#[cfg(test)]
+mod tests;
+
+use expand::{expand, expand_chain};
+use sources::{Source, rewrite_source};
+
+/// The parsed input of `par_for!`.
+pub(crate) struct ParFor {
+    krate: Option<Path>,
+    pat: Pat,
+    source: Expr,
+    grain: Option<Expr>,
+    reduces: Vec<Reduce>,
+    body: Expr,
+}
+
+/// `reduce(op: target)`.
+struct Reduce {
+    op: Op,
+    op_span: Span,
+    target: Expr,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Op {
+    Add,
+    Mul,
+    Min,
+    Max,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl Op {
+    fn marker(self) -> Ident {
+        Ident::new(&format!("{self:?}"), Span::call_site())
+    }
+}
+
+const USAGE: &str = "`par_for!(pattern in source => body)`";
+
+impl Parse for ParFor {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut krate = None;
+        if common::peek_crate_arg(input) {
+            input.parse::<Token![crate]>()?;
+            input.parse::<Token![=]>()?;
+            krate = Some(common::parse_crate_value(input)?);
+            input.parse::<Token![,]>()?;
+        }
+        if input.is_empty() {
+            return Err(input.error(format!("expected a loop: {USAGE}")));
+        }
+        let pat = Pat::parse_single(input)?;
+        if !input.peek(Token![in]) {
+            return Err(input.error(format!("expected `in` after the loop pattern: {USAGE}")));
+        }
+        input.parse::<Token![in]>()?;
+        // Like `for`: a `{` after the source starts the body, not a struct literal.
+        let source = Expr::parse_without_eager_brace(input)?;
+        let mut grain = None;
+        let mut reduces: Vec<Reduce> = Vec::new();
+        while input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+            let clause: Ident = input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "expected a clause: `grain = n` or `reduce(op: var)`",
+                )
+            })?;
+            if clause == "grain" {
+                if grain.is_some() {
+                    return Err(syn::Error::new_spanned(clause, "duplicate `grain` clause"));
+                }
+                input.parse::<Token![=]>()?;
+                grain = Some(input.parse()?);
+            } else if clause == "reduce" {
+                reduces.push(parse_reduce(input)?);
+            } else {
+                return Err(syn::Error::new_spanned(
+                    &clause,
+                    format!(
+                        "unknown clause `{clause}`: `par_for!` takes `grain = n` and \
+                         `reduce(op: var)`"
+                    ),
+                ));
+            }
+        }
+        if !input.peek(Token![=>]) {
+            return Err(input.error(format!("expected `=>` before the loop body: {USAGE}")));
+        }
+        input.parse::<Token![=>]>()?;
+        let body = input.parse()?;
+        if input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+        }
+        if !input.is_empty() {
+            return Err(input.error(
+                "unexpected tokens after the loop body; wrap a multi-statement body in `{ .. }`",
+            ));
+        }
+        Ok(ParFor {
+            krate,
+            pat,
+            source,
+            grain,
+            reduces,
+            body,
+        })
+    }
+}
+
+fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
+    let content;
+    syn::parenthesized!(content in input);
+    let op_span = content.span();
+    let op = if content.peek(Token![+]) {
+        content.parse::<Token![+]>()?;
+        Op::Add
+    } else if content.peek(Token![*]) {
+        content.parse::<Token![*]>()?;
+        Op::Mul
+    } else if content.peek(Token![&]) && !content.peek(Token![&&]) {
+        content.parse::<Token![&]>()?;
+        Op::BitAnd
+    } else if content.peek(Token![|]) && !content.peek(Token![||]) {
+        content.parse::<Token![|]>()?;
+        Op::BitOr
+    } else if content.peek(Token![^]) {
+        content.parse::<Token![^]>()?;
+        Op::BitXor
+    } else if content.peek(Ident) && (content.fork().parse::<Ident>()? == "min") {
+        content.parse::<Ident>()?;
+        Op::Min
+    } else if content.peek(Ident) && (content.fork().parse::<Ident>()? == "max") {
+        content.parse::<Ident>()?;
+        Op::Max
+    } else {
+        let tt: proc_macro2::TokenTree = content.parse()?;
+        return Err(syn::Error::new_spanned(
+            &tt,
+            format!(
+                "unknown reduce operator `{tt}`: use one of `+`, `*`, `min`, `max`, `&`, `|`, `^`"
+            ),
+        ));
+    };
+    if !content.peek(Token![:]) {
+        return Err(
+            content.error("expected `:` and a variable after the operator: `reduce(+: total)`")
+        );
+    }
+    content.parse::<Token![:]>()?;
+    let target = content.parse()?;
+    if !content.is_empty() {
+        return Err(content.error("expected `)`: `reduce` takes one operator and one variable"));
+    }
+    Ok(Reduce {
+        op,
+        op_span,
+        target,
+    })
+}
+
+/// Entry point: parse, analyse, expand.
+pub(crate) fn par_for(input: TokenStream) -> syn::Result<TokenStream> {
+    let pf: ParFor = syn::parse2(input)?;
+    let targets = analyse(&pf)?;
+    let source = rewrite_source(&pf)?;
+    Ok(match source {
+        Source::Runtime(source) => expand(&pf, &targets, source),
+        Source::Chain(chain) => expand_chain(&pf, &targets, chain),
+    })
+}
+
+/// Checks the reduce targets and the body; returns the targets' names.
+fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
+    let mut targets: Vec<Ident> = Vec::new();
+    for r in &pf.reduces {
+        let ident = match &r.target {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident().cloned().expect("checked")
+            }
+            other => {
+                let shown = other.to_token_stream().to_string().replace(" . ", ".");
+                return Err(syn::Error::new_spanned(
+                    other,
+                    format!(
+                        "a `reduce` target must be a mutable local variable, not `{shown}`: \
+                         reduce into a local (`let mut acc = ..;` before the loop, \
+                         `reduce(op: acc)`), then assign it to `{shown}` after the loop"
+                    ),
+                ));
+            }
+        };
+        if targets.contains(&ident) {
+            return Err(syn::Error::new_spanned(
+                &ident,
+                format!("`{ident}` is already a `reduce` target of this loop"),
+            ));
+        }
+        targets.push(ident);
+    }
+    common::check_escapes(
+        &pf.body,
+        &EscapeCheck {
+            place: "a `par_for!` body",
+            allow_top_continue: true,
+            advice: "; use `continue` to skip an iteration, or a sequential loop if it must \
+                     stop early",
+            continue_advice: "; a `continue` without a label skips an iteration of the \
+                              `par_for!` loop",
+        },
+    )?;
+    check_mutation(pf, &targets)?;
+    Ok(targets)
+}
+
+/// Assigning to a captured variable from a body that runs on several threads at once is a
+/// data race; rustc reports it as an `Fn` closure error, which does not say what to do. This
+/// catches the common case (assignment to a plain name not bound in the body) with advice.
+fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
+    #[derive(Default)]
+    struct Bound(Vec<Ident>);
+    impl<'a> Visit<'a> for Bound {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut bound = Bound::default();
+    bound.visit_pat(&pf.pat);
+    bound.visit_expr(&pf.body);
+    bound.0.extend(targets.iter().cloned());
+
+    struct Assigns<'b> {
+        bound: &'b [Ident],
+        error: Option<syn::Error>,
+    }
+    impl Assigns<'_> {
+        fn check(&mut self, left: &Expr, op: Option<&str>) {
+            if self.error.is_some() {
+                return;
+            }
+            // An element or a field of a captured binding (`out[i] = ..`): rustc's own error
+            // ("cannot borrow as mutable ... in a `Fn` closure") does not say what to do.
+            if let Expr::Index(_) | Expr::Field(_) = left
+                && let Some(root) = captured_root(left)
+                && !self.bound.contains(&root)
+            {
+                let (what, advice) = match left {
+                    Expr::Index(_) => (
+                        "an element of",
+                        format!(
+                            "loop over its elements instead, each iteration getting its own: \
+                             `par_for!((i, x) in {root}.iter_mut().enumerate() => *x = ..)`, \
+                             or zip it with what it is computed from \
+                             (`{root}.iter_mut().zip(&input)`)"
+                        ),
+                    ),
+                    _ => (
+                        "a field of",
+                        "compute the value in a `reduce` target (a local) and assign the field \
+                         after the loop"
+                            .to_owned(),
+                    ),
+                };
+                self.error = Some(syn::Error::new_spanned(
+                    left,
+                    format!(
+                        "cannot assign to {what} `{root}` inside `par_for!`: the body runs on \
+                         several threads at once and `{root}` is captured from outside the \
+                         loop; {advice}"
+                    ),
+                ));
+                return;
+            }
+            let Expr::Path(p) = left else { return };
+            let Some(ident) = p.path.get_ident() else {
+                return;
+            };
+            if self.bound.contains(ident) {
+                return;
+            }
+            let op = op.unwrap_or("+");
+            self.error = Some(syn::Error::new_spanned(
+                left,
+                format!(
+                    "cannot assign to `{ident}` inside `par_for!`: the body runs on several \
+                     threads at once and `{ident}` is captured from outside the loop; \
+                     to combine values across iterations add `reduce({op}: {ident})` \
+                     (operators: + * min max & | ^)"
+                ),
+            ));
+        }
+    }
+    impl<'a> Visit<'a> for Assigns<'_> {
+        fn visit_expr_assign(&mut self, e: &'a syn::ExprAssign) {
+            self.check(&e.left, None);
+            syn::visit::visit_expr_assign(self, e);
+        }
+        fn visit_expr_binary(&mut self, e: &'a syn::ExprBinary) {
+            use syn::BinOp::*;
+            let op = match e.op {
+                AddAssign(_) => Some("+"),
+                MulAssign(_) => Some("*"),
+                BitAndAssign(_) => Some("&"),
+                BitOrAssign(_) => Some("|"),
+                BitXorAssign(_) => Some("^"),
+                SubAssign(_) | DivAssign(_) | RemAssign(_) | ShlAssign(_) | ShrAssign(_) => {
+                    Some("+")
+                }
+                _ => None,
+            };
+            if op.is_some() {
+                self.check(&e.left, op);
+            }
+            syn::visit::visit_expr_binary(self, e);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut assigns = Assigns {
+        bound: &bound.0,
+        error: None,
+    };
+    assigns.visit_expr(&pf.body);
+    match assigns.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The binding an element or field place starts from: `out` of `out[i]`, `s.a.b`, `(*out)[i]`.
+fn captured_root(e: &Expr) -> Option<Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        Expr::Index(i) => captured_root(&i.expr),
+        Expr::Field(f) => captured_root(&f.base),
+        Expr::Paren(p) => captured_root(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => captured_root(&u.expr),
+        _ => None,
+    }
+}
+
+/// The path of the `blitz` crate in generated code (`crate = path`, or `::blitz`).
+fn krate_of(pf: &ParFor) -> Path {
+    pf.krate.clone().unwrap_or_else(common::default_crate)
+}

@@ -1,0 +1,179 @@
+//! Where a loop's items come from: a runtime source (`0..n`, `&v`, `v.iter()`, `v.chunks(k)`,
+//! ..) or a chain of `std` iterator methods rewritten to the parallel iterator's.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote, quote_spanned};
+use syn::{Expr, Ident, Path};
+
+use super::{ParFor, krate_of as krate};
+
+/// What a loop runs over.
+pub(super) enum Source {
+    /// A runtime source (`IntoParallelSource`): the pieces run as plain `for` loops.
+    Runtime(TokenStream),
+    /// A sequential iterator chain rewritten to the parallel iterator's methods
+    /// (`a.iter().zip(&b)` to `a.par_iter().zip(&b)`): run by `fold` and `for_each`.
+    Chain(TokenStream),
+}
+
+/// Maps the iterator-looking sources to runtime sources: `v.iter()` to `&v[..]`, `v.chunks(k)`
+/// to `chunks(&v[..], k)` and so on. Other chains of `std` iterator adaptors become the same
+/// chain of parallel iterator methods (see [`parallel_chain`]); any other expression is passed
+/// through and must implement `IntoParallelSource`.
+pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
+    let runtime = rewrite_runtime_source(pf)?;
+    if let Some(source) = runtime {
+        return Ok(Source::Runtime(source));
+    }
+    match parallel_chain(&pf.source, &krate(pf)) {
+        Some(chain) => Ok(Source::Chain(chain)),
+        None => {
+            let name = match &pf.source {
+                Expr::MethodCall(call) => call.method.to_string(),
+                _ => unreachable!("only method chains are left"),
+            };
+            Err(syn::Error::new_spanned(
+                &pf.source,
+                format!(
+                    "unsupported `par_for!` source `.{name}(..)`: use an integer range (`0..n`), \
+                     `&v`, `&mut v`, or a chain of iterator methods that parallel iterators \
+                     have too, starting at a collection (`v.iter()`, `v.iter_mut()`, \
+                     `v.chunks(k)`, `v.windows(k)`, `s.chars()`, ..) or a range, such as \
+                     `a.iter().zip(&b)` or `(0..n).rev().step_by(2)`"
+                ),
+            ))
+        }
+    }
+}
+
+/// The runtime source of `pf`, if it has one: `None` for an iterator chain that has no
+/// source of its own.
+fn rewrite_runtime_source(pf: &ParFor) -> syn::Result<Option<TokenStream>> {
+    let krate = krate(pf);
+    let Expr::MethodCall(call) = &pf.source else {
+        return Ok(Some(pf.source.to_token_stream()));
+    };
+    let name = call.method.to_string();
+    let span = call.method.span();
+    let recv = &call.receiver;
+    let args = &call.args;
+    match (name.as_str(), args.len()) {
+        ("chunks", 1) => {
+            return Ok(Some(
+                quote_spanned!(span=> #krate::__private::chunks(&(#recv)[..], #args)),
+            ));
+        }
+        ("chunks_mut", 1) => {
+            return Ok(Some(
+                quote_spanned!(span=> #krate::__private::chunks_mut(&mut (#recv)[..], #args)),
+            ));
+        }
+        // The slice's items, as `&v` and `&mut v` give them.
+        ("iter", 0) => return Ok(Some(quote_spanned!(span=> &(#recv)[..]))),
+        ("iter_mut", 0) => return Ok(Some(quote_spanned!(span=> &mut (#recv)[..]))),
+        ("enumerate", 0) => {
+            if let Expr::MethodCall(inner) = &*call.receiver {
+                let base = &inner.receiver;
+                if inner.args.is_empty() && inner.method == "iter" {
+                    return Ok(Some(
+                        quote_spanned!(span=> #krate::__private::enumerate(&(#base)[..])),
+                    ));
+                }
+                if inner.args.is_empty() && inner.method == "iter_mut" {
+                    return Ok(Some(quote_spanned!(span=>
+                        #krate::__private::enumerate_mut(&mut (#base)[..])
+                    )));
+                }
+            }
+        }
+        _ => {}
+    }
+    // An iterator chain (a known link, or any method on one): `rewrite_source` tries the
+    // parallel iterator's methods, and reports a link that has none.
+    let on_a_chain = parallel_chain(recv, &krate).is_some();
+    if on_a_chain
+        || parallel_method(&name, true).is_some()
+        || parallel_method(&name, false).is_some()
+    {
+        return Ok(None);
+    }
+    Ok(Some(pf.source.to_token_stream()))
+}
+
+/// The parallel iterator method that stands for the `std` method `name`: on a collection or a
+/// string (`source`: `iter` to `par_iter`, `chunks` to `par_chunks`, `chars` to
+/// `par_chars`), or on an iterator (`zip`, `rev`, ..., with `flat_map` and `flatten` taking
+/// sequential iterators as in `std`).
+fn parallel_method(name: &str, source: bool) -> Option<&'static str> {
+    const SOURCES: &[(&str, &str)] = &[
+        ("iter", "par_iter"),
+        ("iter_mut", "par_iter_mut"),
+        ("into_iter", "into_par_iter"),
+        ("chunks", "par_chunks"),
+        ("chunks_mut", "par_chunks_mut"),
+        ("chunks_exact", "par_chunks_exact"),
+        ("chunks_exact_mut", "par_chunks_exact_mut"),
+        ("rchunks", "par_rchunks"),
+        ("rchunks_mut", "par_rchunks_mut"),
+        ("windows", "par_windows"),
+        ("chars", "par_chars"),
+        ("char_indices", "par_char_indices"),
+        ("bytes", "par_bytes"),
+        ("lines", "par_lines"),
+        ("split_whitespace", "par_split_whitespace"),
+        ("split_ascii_whitespace", "par_split_ascii_whitespace"),
+    ];
+    const ADAPTORS: &[(&str, &str)] = &[
+        ("zip", "zip"),
+        ("chain", "chain"),
+        ("enumerate", "enumerate"),
+        ("rev", "rev"),
+        ("step_by", "step_by"),
+        ("skip", "skip"),
+        ("take", "take"),
+        ("map", "map"),
+        ("filter", "filter"),
+        ("filter_map", "filter_map"),
+        ("copied", "copied"),
+        ("cloned", "cloned"),
+        ("inspect", "inspect"),
+        ("flat_map", "flat_map_iter"),
+        ("flatten", "flatten_iter"),
+    ];
+    let table = if source { SOURCES } else { ADAPTORS };
+    table.iter().find(|(s, _)| *s == name).map(|(_, p)| *p)
+}
+
+/// `e`, a chain of `std` iterator methods, as the same chain of parallel iterator methods:
+/// `a.iter().zip(b.iter()).rev()` to `a.par_iter().zip(b.par_iter()).rev()`, a range to
+/// the range's parallel iterator. `None` if some link has no parallel counterpart (or the
+/// chain does not start at a collection or a range).
+fn parallel_chain(e: &Expr, krate: &Path) -> Option<TokenStream> {
+    match e {
+        Expr::MethodCall(call) => {
+            let name = call.method.to_string();
+            let (recv, args) = (&call.receiver, &call.args);
+            let method = |m: &str| Ident::new(m, call.method.span());
+            if let Some(adaptor) = parallel_method(&name, false)
+                && let Some(base) = parallel_chain(recv, krate)
+            {
+                let adaptor = method(adaptor);
+                // `zip` and `chain` take another iterable: a chain of its own, or anything
+                // that converts into a parallel iterator (`&v`, a range, a `Vec`).
+                let args = args.iter().map(|a| match (name.as_str(), a) {
+                    ("zip" | "chain", Expr::MethodCall(_)) => {
+                        parallel_chain(a, krate).unwrap_or_else(|| a.to_token_stream())
+                    }
+                    _ => a.to_token_stream(),
+                });
+                return Some(quote!(#base.#adaptor(#(#args),*)));
+            }
+            let source = method(parallel_method(&name, true)?);
+            Some(quote!(#recv.#source(#args)))
+        }
+        Expr::Range(_) => Some(quote!(#krate::__private::par_iter(#e))),
+        // Without the parentheses, which `unused_parens` would flag in an argument.
+        Expr::Paren(p) if matches!(&*p.expr, Expr::Range(_)) => parallel_chain(&p.expr, krate),
+        _ => None,
+    }
+}
