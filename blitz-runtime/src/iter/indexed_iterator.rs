@@ -1,8 +1,8 @@
 //! The [`IndexedParallelIterator`] trait: the operations that need one item per index.
 
 use super::{
-    Chunks, Enumerate, IntoParallelIterator, ParallelIterator, Positions, Rev, Skip, StepBy, Take,
-    Zip, collect, consumers,
+    Chunks, Enumerate, Interleave, InterleaveShortest, IntoParallelIterator, ParallelIterator,
+    Positions, Rev, Skip, StepBy, Take, Zip, collect, consumers,
 };
 
 /// A parallel iterator that yields exactly one item per index of its source, so that it knows
@@ -107,6 +107,40 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn take(self, n: usize) -> Take<Self> {
         Take::new(self, n)
+    }
+
+    /// The items of `self` and `other` in turns, starting with `self`'s, then the rest of the
+    /// longer one (rayon's `interleave`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().interleave(10..15u32).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2, 12, 13, 14]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// The items of `self` and `other` in turns, starting with `self`'s, up to the first
+    /// turn whose side has nothing left (rayon's `interleave_shortest`).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().interleave_shortest(10..15u32).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2, 12]);
+    /// let w: Vec<u32> = (0..5u32).into_par_iter().interleave_shortest(10..12u32).collect();
+    /// assert_eq!(w, [0, 10, 1, 11, 2]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
     }
 
     /// The items in reverse order (rayon's `rev`).

@@ -309,6 +309,63 @@ fn reordering_and_combining_adaptors_match_std() {
             let owned_chain_std: Vec<String> =
                 owned.iter().chain(&owned).skip(half).cloned().collect();
             assert_eq!(owned_chain, owned_chain_std);
+            // interleave and interleave_shortest, against a sequential interleaving.
+            for cut in [0, 1, v.len() / 3, v.len()].map(|c| c.min(v.len())) {
+                let (a, b) = v.split_at(cut);
+                let mut want = Vec::new();
+                let (mut ia, mut ib) = (a.iter().copied(), b.iter().copied());
+                let mut shortest = None;
+                loop {
+                    match ia.next() {
+                        Some(x) => want.push(x),
+                        None => {
+                            shortest.get_or_insert(want.len());
+                            want.extend(ib.by_ref());
+                            break;
+                        }
+                    }
+                    match ib.next() {
+                        Some(y) => want.push(y),
+                        None => {
+                            shortest.get_or_insert(want.len());
+                            want.extend(ia.by_ref());
+                            break;
+                        }
+                    }
+                }
+                let got: Vec<u64> = a
+                    .par_iter()
+                    .copied()
+                    .interleave(b.par_iter().copied())
+                    .collect();
+                assert_eq!(got, want);
+                let en: Vec<(usize, u64)> = a
+                    .par_iter()
+                    .copied()
+                    .interleave(b.to_vec())
+                    .enumerate()
+                    .collect();
+                assert_eq!(en, want.iter().copied().enumerate().collect::<Vec<_>>());
+                let short: Vec<u64> = a
+                    .par_iter()
+                    .copied()
+                    .interleave_shortest(b.par_iter().copied())
+                    .collect();
+                assert_eq!(short, want[..shortest.unwrap()]);
+                assert_eq!(
+                    a.par_iter().interleave(b).position_last(|&x| x == 5),
+                    want.iter().rposition(|&x| x == 5)
+                );
+                let owned: Vec<String> = owned[..cut]
+                    .to_vec()
+                    .into_par_iter()
+                    .interleave(owned[cut..].to_vec())
+                    .collect();
+                assert_eq!(
+                    owned,
+                    want.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+                );
+            }
             // flatten and flatten_iter.
             let rows: Vec<Vec<u64>> = v.chunks(7).map(|c| c[..c.len() % 5].to_vec()).collect();
             let flat: Vec<u64> = rows.clone().into_par_iter().flatten().collect();
