@@ -1,5 +1,6 @@
 //! `chain`: the items of one parallel iterator, then those of another.
 
+use super::pair::{PairCallback, with_producers};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
@@ -25,52 +26,21 @@ where
     type Item = A::Item;
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        // As in `zip`: the producer of `a` waits inside `b`'s callback for `b`'s.
-        return self.a.with_producer(CallbackA {
-            callback,
-            b: self.b,
-        });
+        return with_producers(self.a, self.b, Callback { callback });
 
-        struct CallbackA<CB, B> {
+        struct Callback<CB> {
             callback: CB,
-            b: B,
         }
 
-        impl<T, CB, B> ProducerCallback<T> for CallbackA<CB, B>
-        where
-            B: ParallelIterator<Item = T>,
-            CB: ProducerCallback<T>,
-        {
+        impl<T, CB: ProducerCallback<T>> PairCallback<T, T> for Callback<CB> {
             type Output = CB::Output;
 
-            fn call<PA>(self, a: PA) -> CB::Output
+            fn call<PA, PB>(self, a: PA, b: PB) -> CB::Output
             where
                 PA: ParallelSource + IntoIterator<Item = T>,
-            {
-                self.b.with_producer(CallbackB {
-                    callback: self.callback,
-                    a,
-                })
-            }
-        }
-
-        struct CallbackB<CB, PA> {
-            callback: CB,
-            a: PA,
-        }
-
-        impl<T, CB, PA> ProducerCallback<T> for CallbackB<CB, PA>
-        where
-            CB: ProducerCallback<T>,
-            PA: ParallelSource + IntoIterator<Item = T>,
-        {
-            type Output = CB::Output;
-
-            fn call<PB>(self, b: PB) -> CB::Output
-            where
                 PB: ParallelSource + IntoIterator<Item = T>,
             {
-                self.callback.call(ChainProducer { a: self.a, b })
+                self.callback.call(ChainProducer { a, b })
             }
         }
     }

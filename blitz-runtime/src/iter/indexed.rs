@@ -3,6 +3,7 @@
 
 use std::ops::RangeFrom;
 
+use super::pair::{PairCallback, with_producers};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
@@ -118,57 +119,23 @@ where
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         let len = self.len();
-        // The producer of `a` arrives first; it then waits inside `b`'s callback for `b`'s.
-        return self.a.with_producer(CallbackA {
-            callback,
-            b: self.b,
-            len,
-        });
+        return with_producers(self.a, self.b, Callback { callback, len });
 
-        struct CallbackA<CB, B> {
+        struct Callback<CB> {
             callback: CB,
-            b: B,
             len: usize,
         }
 
-        impl<TA, CB, B> ProducerCallback<TA> for CallbackA<CB, B>
-        where
-            B: IndexedParallelIterator,
-            CB: ProducerCallback<(TA, B::Item)>,
-        {
+        impl<TA, TB, CB: ProducerCallback<(TA, TB)>> PairCallback<TA, TB> for Callback<CB> {
             type Output = CB::Output;
 
-            fn call<PA>(self, a: PA) -> CB::Output
+            fn call<PA, PB>(self, a: PA, b: PB) -> CB::Output
             where
                 PA: ParallelSource + IntoIterator<Item = TA>,
-            {
-                self.b.with_producer(CallbackB {
-                    callback: self.callback,
-                    a,
-                    len: self.len,
-                })
-            }
-        }
-
-        struct CallbackB<CB, PA> {
-            callback: CB,
-            a: PA,
-            len: usize,
-        }
-
-        impl<TB, CB, PA> ProducerCallback<TB> for CallbackB<CB, PA>
-        where
-            PA: ParallelSource,
-            CB: ProducerCallback<(PA::Item, TB)>,
-        {
-            type Output = CB::Output;
-
-            fn call<PB>(self, b: PB) -> CB::Output
-            where
                 PB: ParallelSource + IntoIterator<Item = TB>,
             {
                 self.callback.call(ZipProducer {
-                    a: self.a,
+                    a,
                     b,
                     len: self.len,
                 })

@@ -1,5 +1,6 @@
 //! `interleave` and `interleave_shortest`: the items of two indexed iterators in turn.
 
+use super::pair::{PairCallback, with_producers};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback, Take};
 use crate::loops::ParallelSource;
 
@@ -25,53 +26,22 @@ where
     type Item = A::Item;
 
     fn with_producer<CB: ProducerCallback<A::Item>>(self, callback: CB) -> CB::Output {
-        // As in `zip`: the producer of `a` waits inside `b`'s callback for `b`'s.
-        return self.a.with_producer(CallbackA {
-            callback,
-            b: self.b,
-        });
+        return with_producers(self.a, self.b, Callback { callback });
 
-        struct CallbackA<CB, B> {
+        struct Callback<CB> {
             callback: CB,
-            b: B,
         }
 
-        impl<T, CB, B> ProducerCallback<T> for CallbackA<CB, B>
-        where
-            B: IndexedParallelIterator<Item = T>,
-            CB: ProducerCallback<T>,
-        {
+        impl<T, CB: ProducerCallback<T>> PairCallback<T, T> for Callback<CB> {
             type Output = CB::Output;
 
-            fn call<PA>(self, a: PA) -> CB::Output
+            fn call<PA, PB>(self, a: PA, b: PB) -> CB::Output
             where
                 PA: ParallelSource + IntoIterator<Item = T>,
-            {
-                self.b.with_producer(CallbackB {
-                    callback: self.callback,
-                    a,
-                })
-            }
-        }
-
-        struct CallbackB<CB, PA> {
-            callback: CB,
-            a: PA,
-        }
-
-        impl<T, CB, PA> ProducerCallback<T> for CallbackB<CB, PA>
-        where
-            CB: ProducerCallback<T>,
-            PA: ParallelSource + IntoIterator<Item = T>,
-        {
-            type Output = CB::Output;
-
-            fn call<PB>(self, b: PB) -> CB::Output
-            where
                 PB: ParallelSource + IntoIterator<Item = T>,
             {
                 self.callback.call(InterleaveProducer {
-                    a: self.a,
+                    a,
                     b,
                     a_first: true,
                 })

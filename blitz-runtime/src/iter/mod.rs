@@ -34,6 +34,7 @@ mod indexed_iterator;
 mod interleave;
 mod into;
 mod map;
+mod pair;
 mod slice;
 mod slice_pieces;
 mod sources;
