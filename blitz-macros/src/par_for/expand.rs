@@ -26,20 +26,111 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
+/// The parts of the generated code shared by both kinds of loop.
+struct Common {
+    pr: TokenStream,
+    grain: TokenStream,
+    /// The body as a block (a block body is used as is, so its statements are the loop's).
+    body: TokenStream,
+    /// The `reduce` clauses' code (see [`Reductions`]).
+    reductions: Reductions,
+    x: Ident,
+    y: Ident,
+    src: Ident,
+    gr: Ident,
+}
+
+/// What the `reduce` clauses generate, one entry per target.
+#[derive(Default)]
+struct Reductions {
+    /// `let (target, id, op) = reduce::ops(&mut var, marker);`: the target's reduction.
+    types: Vec<TokenStream>,
+    /// `id()`: a fresh accumulator.
+    ids: Vec<TokenStream>,
+    /// `op(x.i, y.i)`: two accumulator tuples combined.
+    combines: Vec<TokenStream>,
+    /// `*target = op(*target, result)`: the loop's result added to the variable.
+    stores: Vec<TokenStream>,
+    /// The names the combined results are bound to.
+    results: Vec<Ident>,
+}
+
+impl Common {
+    fn new(pf: &ParFor, targets: &[Ident]) -> Common {
+        let krate = krate(pf);
+        let pr = quote!(#krate::__private);
+        let grain = match &pf.grain {
+            Some(g) => g.to_token_stream(),
+            None => quote!(0usize),
+        };
+        let body = match &pf.body {
+            Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.to_token_stream(),
+            other => quote!({ #other; }),
+        };
+        let hygienic = |name: &str| Ident::new(name, Span::mixed_site());
+        let (x, y) = (hygienic("__blitz_x"), hygienic("__blitz_y"));
+        let reductions = Reductions::new(pf, targets, &pr, &x, &y);
+        Common {
+            pr,
+            grain,
+            body,
+            reductions,
+            x,
+            y,
+            src: hygienic("__blitz_source"),
+            gr: hygienic("__blitz_grain"),
+        }
+    }
+}
+
+impl Reductions {
+    fn new(pf: &ParFor, targets: &[Ident], pr: &TokenStream, x: &Ident, y: &Ident) -> Self {
+        // Generated names located at the user's tokens (so errors point there) but hygienic.
+        let name = |prefix: &str, i: usize, at: Span| {
+            Ident::new(
+                &format!("__blitz_{prefix}{i}"),
+                at.resolved_at(Span::mixed_site()),
+            )
+        };
+        let mut out = Reductions::default();
+        for (i, (r, var)) in pf.reduces.iter().zip(targets).enumerate() {
+            let at = var.span();
+            let (id, op, result) = (name("id", i, at), name("op", i, at), name("a", i, at));
+            // The target is named once, here (an undeclared one is one error, not one per use).
+            let target = name("t", i, at);
+            let marker = r.op.marker();
+            let pr_at = respan(pr.clone(), r.op_span);
+            let marker = quote_spanned!(r.op_span=> #pr_at::reduce::#marker);
+            let index = syn::Index::from(i);
+            // Errors about the target (not mutable, no reduction for its type) point at it.
+            let borrow = quote_spanned!(at=> &mut #var);
+            out.types.push(quote_spanned!(r.op_span=>
+                let (#target, #id, #op) = #pr_at::reduce::ops(#borrow, #marker);
+            ));
+            out.ids.push(quote!(#id()));
+            out.combines.push(quote!(#op(#x.#index, #y.#index)));
+            // Reduction types are `Copy` (see `__private::reduce`).
+            out.stores
+                .push(quote_spanned!(at=> *#target = #op(*#target, #result);));
+            out.results.push(result);
+        }
+        out
+    }
+}
+
 pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> TokenStream {
-    let krate = krate(pf);
-    let pr = quote!(#krate::__private);
+    let Common {
+        pr,
+        grain,
+        body,
+        reductions,
+        x,
+        y,
+        src,
+        gr,
+    } = Common::new(pf, targets);
     let pat = &pf.pat;
-    let grain = match &pf.grain {
-        Some(g) => g.to_token_stream(),
-        None => quote!(0usize),
-    };
     let piece = Ident::new("__blitz_piece", Span::mixed_site());
-    // A block body is used as the loop's block, so its statements are the loop body.
-    let body = match &pf.body {
-        Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.to_token_stream(),
-        other => quote!({ #other; }),
-    };
     let the_loop = quote!(for #pat in #piece #body);
     let source = {
         let at = pf.source.span();
@@ -51,59 +142,26 @@ pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> Tok
             #pr::for_each_piece(#source, #grain, |#piece| { #the_loop });
         });
     }
-    // Generated names located at the user's tokens (so errors point there) but hygienic.
-    let name = |prefix: &str, i: usize, at: Span| {
-        Ident::new(
-            &format!("__blitz_{prefix}{i}"),
-            at.resolved_at(Span::mixed_site()),
-        )
-    };
-    let (x, y) = (
-        Ident::new("__blitz_x", Span::mixed_site()),
-        Ident::new("__blitz_y", Span::mixed_site()),
-    );
-    let mut types = Vec::new();
-    let mut inits = Vec::new();
-    let mut combines = Vec::new();
-    let mut stores = Vec::new();
-    let mut accs = Vec::new();
-    for (i, (r, var)) in pf.reduces.iter().zip(targets).enumerate() {
-        let at = var.span();
-        let (id, op, acc) = (name("id", i, at), name("op", i, at), name("a", i, at));
-        // The target is named once, here (an undeclared one is one error, not one per use).
-        let target = name("t", i, at);
-        let marker = r.op.marker();
-        let pr_at = respan(pr.clone(), r.op_span);
-        let marker = quote_spanned!(r.op_span=> #pr_at::reduce::#marker);
-        let index = syn::Index::from(i);
-        // Errors about the target (not mutable, no reduction for its type) point at it.
-        let borrow = quote_spanned!(at=> &mut #var);
-        types.push(quote_spanned!(r.op_span=>
-            let (#target, #id, #op) = #pr_at::reduce::ops(#borrow, #marker);
-        ));
-        inits.push(quote! {
-            #[allow(unused_mut)]
-            let mut #var = #id();
-        });
-        combines.push(quote!(#op(#x.#index, #y.#index)));
-        // Reduction types are `Copy` (see `__private::reduce`).
-        stores.push(quote_spanned!(at=> *#target = #op(*#target, #acc);));
-        accs.push(acc);
-    }
+    let Reductions {
+        types,
+        ids,
+        combines,
+        stores,
+        results,
+    } = reductions;
     // The source and grain first: they may read a target, which is then borrowed.
-    let (src, gr) = (
-        Ident::new("__blitz_source", Span::mixed_site()),
-        Ident::new("__blitz_grain", Span::mixed_site()),
-    );
     quote!({
         let #src = #source;
         let #gr = #grain;
         #(#types)*
-        let (#(#accs,)*) = #pr::reduce_pieces(
+        let (#(#results,)*) = #pr::reduce_pieces(
             #src,
             #gr,
             |#piece| {
-                #(#inits)*
+                #(
+                    #[allow(unused_mut)]
+                    let mut #targets = #ids;
+                )*
                 #the_loop
                 (#(#targets,)*)
             },
@@ -117,23 +175,20 @@ pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> Tok
 /// (so `continue` and the pattern work as in a `for` loop); `reduce` targets are the fields
 /// of a `fold` accumulator, combined in order by `reduce`.
 pub(super) fn expand_chain(pf: &ParFor, targets: &[Ident], chain: TokenStream) -> TokenStream {
+    let Common {
+        pr,
+        grain,
+        body,
+        reductions,
+        x,
+        y,
+        src,
+        gr,
+    } = Common::new(pf, targets);
     let krate = krate(pf);
-    let pr = quote!(#krate::__private);
     let pat = &pf.pat;
-    let grain = match &pf.grain {
-        Some(g) => g.to_token_stream(),
-        None => quote!(0usize),
-    };
     let item = Ident::new("__blitz_item", Span::mixed_site());
-    let body = match &pf.body {
-        Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.to_token_stream(),
-        other => quote!({ #other; }),
-    };
     let the_loop = quote!(for #pat in ::core::iter::once(#item) #body);
-    let (src, gr) = (
-        Ident::new("__blitz_source", Span::mixed_site()),
-        Ident::new("__blitz_grain", Span::mixed_site()),
-    );
     // The chain calls the parallel iterator traits' methods: in scope for it alone.
     let chain = quote!({
         use #krate::prelude::*;
@@ -151,39 +206,14 @@ pub(super) fn expand_chain(pf: &ParFor, targets: &[Ident], chain: TokenStream) -
             #pr::ParallelIterator::for_each(#iter, |#item| #the_loop);
         });
     }
-    let name = |prefix: &str, i: usize, at: Span| {
-        Ident::new(
-            &format!("__blitz_{prefix}{i}"),
-            at.resolved_at(Span::mixed_site()),
-        )
-    };
-    let (x, y, acc) = (
-        Ident::new("__blitz_x", Span::mixed_site()),
-        Ident::new("__blitz_y", Span::mixed_site()),
-        Ident::new("__blitz_acc", Span::mixed_site()),
-    );
-    let mut types = Vec::new();
-    let mut ids = Vec::new();
-    let mut combines = Vec::new();
-    let mut stores = Vec::new();
-    let mut results = Vec::new();
-    for (i, (r, var)) in pf.reduces.iter().zip(targets).enumerate() {
-        let at = var.span();
-        let (id, op, result) = (name("id", i, at), name("op", i, at), name("a", i, at));
-        let target = name("t", i, at);
-        let marker = r.op.marker();
-        let pr_at = respan(pr.clone(), r.op_span);
-        let marker = quote_spanned!(r.op_span=> #pr_at::reduce::#marker);
-        let index = syn::Index::from(i);
-        let borrow = quote_spanned!(at=> &mut #var);
-        types.push(quote_spanned!(r.op_span=>
-            let (#target, #id, #op) = #pr_at::reduce::ops(#borrow, #marker);
-        ));
-        ids.push(quote!(#id()));
-        combines.push(quote!(#op(#x.#index, #y.#index)));
-        stores.push(quote_spanned!(at=> *#target = #op(*#target, #result);));
-        results.push(result);
-    }
+    let Reductions {
+        types,
+        ids,
+        combines,
+        stores,
+        results,
+    } = reductions;
+    let acc = Ident::new("__blitz_acc", Span::mixed_site());
     quote!({
         let #src = #chain;
         let #gr = #grain;
