@@ -7,7 +7,7 @@
 //! the `Vec` keeps its old length. An iterator of unknown length (`filter`, ...) collects each
 //! piece into a `Vec` of its own and then moves the pieces into place in parallel.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -239,6 +239,10 @@ collect_via_pieces! {
     impl<> for String where [] item char;
     impl<'a,> for String where [] item &'a str;
     impl<> for String where [] item String;
+    impl<T> for LinkedList<T> where [T: Send] item T;
+    impl<T> for BinaryHeap<T> where [T: Ord + Send] item T;
+    impl<'a,> for String where [] item &'a char;
+    impl<'a,> for String where [] item std::borrow::Cow<'a, str>;
 }
 
 impl FromParallelIterator<()> for () {

@@ -108,6 +108,41 @@ fn collections_slices_and_searches_match_std() {
                 v.first().copied().into_par_iter().collect::<Vec<_>>(),
                 v.first().copied().into_iter().collect::<Vec<_>>()
             );
+            // Collecting into them.
+            let into_list: LinkedList<u64> = v.par_iter().copied().collect();
+            assert!(into_list.iter().eq(v.iter()));
+            let into_heap: BinaryHeap<u64> = v.par_iter().copied().collect();
+            assert_eq!(into_heap.into_sorted_vec(), {
+                let mut s = v.clone();
+                s.sort_unstable();
+                s
+            });
+            let digits: Vec<char> = v
+                .iter()
+                .map(|x| char::from(b'0' + (x % 10) as u8))
+                .collect();
+            let text: String = digits.par_iter().collect();
+            assert_eq!(text, digits.iter().collect::<String>());
+            let cows: String = v
+                .par_iter()
+                .map(|&x| {
+                    if x % 2 == 0 {
+                        std::borrow::Cow::Borrowed("e")
+                    } else {
+                        x.to_string().into()
+                    }
+                })
+                .collect();
+            assert_eq!(
+                cows,
+                v.iter()
+                    .map(|&x| if x % 2 == 0 {
+                        "e".to_string()
+                    } else {
+                        x.to_string()
+                    })
+                    .collect::<String>()
+            );
             // Slices cut other ways.
             for size in [1, 2, 5, 64] {
                 let w: Vec<u64> = v.par_windows(size).map(|w| w.iter().sum()).collect();
