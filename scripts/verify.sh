@@ -114,6 +114,10 @@ soak_faults() {
 }
 
 loom() {
+    # The loom build compiles other code than the normal one (its own sync types, smaller
+    # constants): lint it too.
+    RUSTFLAGS="--cfg loom" cargo clippy -p blitz-par-runtime --lib --tests \
+        --target-dir target/loom -- -D warnings
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}" \
         cargo test -p blitz-par-runtime --release --lib --target-dir target/loom -- loom
 }

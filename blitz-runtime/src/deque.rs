@@ -175,14 +175,14 @@ impl<T> Deque<T> {
     }
 
     /// The live buffer's capacity. Owner only (or tests with no thief running).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn capacity(&self) -> usize {
         // SAFETY: the live buffer is freed only by its owner, after replacing it.
         unsafe { (*self.buffer.load(Ordering::Relaxed)).capacity() }
     }
 
     /// How many replaced buffers are not yet freed. Owner only.
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     fn retired_buffers(&self) -> usize {
         // SAFETY: owner only (see `retired`).
         unsafe { (*self.retired.get()).len() }

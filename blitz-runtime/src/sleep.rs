@@ -295,6 +295,8 @@ impl Sleep {
     ///
     /// `keep_awake` is asked, only when the worker is about to announce sleepiness, whether it
     /// should stay in the yielding rounds instead (see `Worker::outside_caller_expected`).
+    // Under loom `ROUNDS_UNTIL_SLEEPY` is 0, so the searching rounds' branch never runs.
+    #[cfg_attr(loom, allow(clippy::absurd_extreme_comparisons))]
     pub(crate) fn no_work_found(
         &self,
         idle_state: &mut IdleState,

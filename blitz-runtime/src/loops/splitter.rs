@@ -43,7 +43,7 @@ pub(crate) struct Splitter {
 impl Splitter {
     /// A splitter for a pool of `num_threads` workers; `grain` is the minimum leaf length
     /// (`0`: no minimum beyond one item).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn new(num_threads: usize, grain: usize) -> Self {
         Self::with_bounds(num_threads, grain, usize::MAX)
     }

@@ -290,7 +290,7 @@ impl Worker {
     }
 
     /// Makes this worker ignore late answers (see `ignore_late_answers`).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn ignore_late_answers(&self) {
         self.ignore_late_answers.set(true);
     }
