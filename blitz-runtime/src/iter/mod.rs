@@ -29,6 +29,7 @@ mod collect;
 mod collections;
 mod consumers;
 mod early_exit;
+mod generate;
 mod indexed;
 mod indexed_iterator;
 mod interleave;
@@ -57,6 +58,9 @@ pub use chain::Chain;
 pub use collect::{FromParallelIterator, ParallelExtend};
 pub use collections::ParallelDrainRange;
 pub use early_exit::{PanicFuse, SkipAny, TakeAny, WhileSome};
+pub use generate::{
+    Empty, Once, Repeat, RepeatN, Split, empty, once, repeat, repeat_n, repeatn, split,
+};
 pub use indexed::{Chunks, Enumerate, Rev, Skip, StepBy, Take, Zip};
 pub use indexed_iterator::IndexedParallelIterator;
 pub use interleave::{Interleave, InterleaveShortest};

@@ -249,3 +249,85 @@ fn ranges_of_unsuffixed_literals_infer_their_type() {
         assert_eq!(positions, 55);
     });
 }
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn generated_sources_match_std() {
+    let mut rng = Rng(0x005e_ed0f_9e4e_7a7e);
+    let counts = lengths(&mut rng, 20_000);
+    on_pools(|| {
+        assert_eq!(crate::iter::empty::<u32>().collect::<Vec<_>>(), []);
+        assert_eq!(crate::iter::empty::<u32>().len(), 0);
+        assert_eq!(crate::iter::once(5u8).collect::<Vec<_>>(), [5]);
+        let around: Vec<u32> = crate::iter::once(0u32)
+            .chain((1..100u32).into_par_iter())
+            .chain(crate::iter::once(100))
+            .chain(crate::iter::empty())
+            .collect();
+        assert_eq!(around, (0..=100u32).collect::<Vec<_>>());
+        for &n in &counts {
+            let strings: Vec<String> = crate::iter::repeat_n(String::from("ab"), n).collect();
+            assert_eq!(
+                strings,
+                std::iter::repeat_n(String::from("ab"), n).collect::<Vec<_>>()
+            );
+            assert_eq!(crate::iter::repeatn(3u64, n).sum::<u64>(), 3 * n as u64);
+            let indexed: Vec<(usize, char)> =
+                crate::iter::repeat('z').take(n).enumerate().collect();
+            assert_eq!(
+                indexed,
+                std::iter::repeat_n('z', n).enumerate().collect::<Vec<_>>()
+            );
+            let tagged: Vec<(&str, usize)> = crate::iter::repeat("t").zip(0..n).collect();
+            assert_eq!(tagged, std::iter::repeat("t").zip(0..n).collect::<Vec<_>>());
+            // An endless source, stopped by the consumer.
+            assert_eq!(crate::iter::repeat(n).take_any(n).count(), n);
+            let mut ticket = std::sync::atomic::AtomicUsize::new(0);
+            let before_none = crate::iter::repeat(())
+                .map(|()| {
+                    let t = ticket.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    (t < n).then_some(t)
+                })
+                .while_some()
+                .count();
+            assert!(before_none <= n);
+            assert!(*ticket.get_mut() > n.min(before_none));
+        }
+        assert_eq!(crate::iter::repeat(9u8).find_any(|&x| x == 9), Some(9));
+    });
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn split_cuts_where_the_splitter_allows_and_keeps_the_order() {
+    let mut rng = Rng(0x0005_9117_c0de);
+    let counts = lengths(&mut rng, 50_000);
+    on_pools(|| {
+        for &n in &counts {
+            for limit in [1, 7, 1000] {
+                let pieces: Vec<std::ops::Range<usize>> = crate::iter::split(0..n, |r| {
+                    if r.len() <= limit {
+                        return (r, None);
+                    }
+                    let mid = r.start + (r.len() / 3).max(1);
+                    (r.start..mid, Some(mid..r.end))
+                })
+                .collect();
+                // In order, covering the data exactly once, each piece cut no further than
+                // the splitter allowed (a piece the splitter would cut may stay whole).
+                let flat: Vec<usize> = pieces.iter().flat_map(|r| r.clone()).collect();
+                assert_eq!(flat, (0..n).collect::<Vec<_>>());
+                assert!(pieces.iter().all(|r| !r.is_empty() || n == 0));
+            }
+            // Peeling one item at a time: a chain of cuts, bounded by the schedule.
+            let v: Vec<u64> = (0..n as u64).collect();
+            let total: u64 = crate::iter::split(v.as_slice(), |s| match s.len() {
+                0 | 1 => (s, None),
+                _ => (&s[..1], Some(&s[1..])),
+            })
+            .map(|s| s.iter().sum::<u64>())
+            .sum();
+            assert_eq!(total, v.iter().sum::<u64>());
+        }
+    });
+}
