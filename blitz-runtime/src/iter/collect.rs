@@ -1,4 +1,4 @@
-//! `collect` and `unzip`: building collections from parallel iterators.
+//! `collect`, `unzip` and `partition_map`: building collections from parallel iterators.
 //!
 //! Into a `Vec`, an indexed iterator is written in place: the `Vec` reserves its final length
 //! and every piece writes its items at its own offset, so nothing is appended or copied
@@ -7,14 +7,18 @@
 //! the `Vec` keeps its old length. An iterator of unknown length (`filter`, ...) collects each
 //! piece into a `Vec` of its own and then moves the pieces into place in parallel.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ptr;
-use std::sync::Mutex;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+use super::Either;
 use super::consumers::{Leaf, run};
 use super::until_flag::UntilFlag;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -119,12 +123,16 @@ impl<T: Send> Leaf<T> for PiecesLeaf<T> {
     type Output = Vec<Vec<T>>;
 
     fn run<I: Iterator<Item = T>>(&self, items: I, _offset: usize, _len: usize) -> Vec<Vec<T>> {
-        let piece: Vec<T> = items.collect();
-        if piece.is_empty() {
-            Vec::new()
-        } else {
-            vec![piece]
-        }
+        as_pieces(items.collect())
+    }
+}
+
+/// A piece's items as a list of pieces: none if it has no items.
+fn as_pieces<T>(piece: Vec<T>) -> Vec<Vec<T>> {
+    if piece.is_empty() {
+        Vec::new()
+    } else {
+        vec![piece]
     }
 }
 
@@ -212,6 +220,73 @@ impl<T: Send> FromParallelIterator<T> for Box<[T]> {
     }
 }
 
+impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(iter.into_par_iter()).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(iter.into_par_iter()).into()
+    }
+}
+
+/// A `Cow` collects into its owned form (`Cow<str>` from `char`s, `Cow<[T]>` from `T`s).
+impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
+where
+    C: ToOwned + ?Sized,
+    C::Owned: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        Cow::Owned(C::Owned::from_par_iter(iter))
+    }
+}
+
+/// Pairs collect into a pair of collections, as `unzip` does.
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: FromParallelIterator<A>,
+    FromB: FromParallelIterator<B>,
+{
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        unzip(iter.into_par_iter())
+    }
+}
+
+/// `Either`s collect into a pair of collections, the `Left` values and the `Right` ones, as
+/// `partition_map` does.
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: FromParallelIterator<L>,
+    B: FromParallelIterator<R>,
+{
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = Either<L, R>>,
+    {
+        let (left, right) = partition_map_vecs(iter.into_par_iter(), |item| item);
+        (A::from_par_iter(left), B::from_par_iter(right))
+    }
+}
+
 /// Collections built sequentially from the pieces' `Vec`s (their insertion is inherently
 /// sequential or needs hashing of every item on one thread anyway).
 macro_rules! collect_via_pieces {
@@ -242,7 +317,10 @@ collect_via_pieces! {
     impl<T> for LinkedList<T> where [T: Send] item T;
     impl<T> for BinaryHeap<T> where [T: Ord + Send] item T;
     impl<'a,> for String where [] item &'a char;
-    impl<'a,> for String where [] item std::borrow::Cow<'a, str>;
+    impl<'a,> for String where [] item Cow<'a, str>;
+    impl<'a,> for OsString where [] item &'a OsStr;
+    impl<> for OsString where [] item OsString;
+    impl<'a,> for OsString where [] item Cow<'a, OsStr>;
 }
 
 impl FromParallelIterator<()> for () {
@@ -396,6 +474,54 @@ impl<A: Send, B: Send> Leaf<(A, B)> for UnzipLeaf<A, B> {
         }
         (written_a, written_b)
     }
+}
+
+/// The leaf of `partition_map`: a piece's `Left` and `Right` values, each in a `Vec`.
+struct PartitionLeaf<P>(P);
+
+impl<T, L, R, P> Leaf<T> for PartitionLeaf<P>
+where
+    P: Fn(T) -> Either<L, R> + Sync,
+    L: Send,
+    R: Send,
+{
+    type Output = (Vec<Vec<L>>, Vec<Vec<R>>);
+
+    fn run<I: Iterator<Item = T>>(&self, items: I, _offset: usize, _len: usize) -> Self::Output {
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for item in items {
+            match (self.0)(item) {
+                Either::Left(l) => left.push(l),
+                Either::Right(r) => right.push(r),
+            }
+        }
+        (as_pieces(left), as_pieces(right))
+    }
+}
+
+/// `partition_map` into two `Vec`s, in order: each piece sorts its items into two `Vec`s of
+/// its own, which are then moved into place in parallel.
+pub(super) fn partition_map_vecs<I, P, L, R>(iter: I, predicate: P) -> (Vec<L>, Vec<R>)
+where
+    I: ParallelIterator,
+    P: Fn(I::Item) -> Either<L, R> + Sync,
+    L: Send,
+    R: Send,
+{
+    let (left_pieces, right_pieces) = run(
+        iter,
+        PartitionLeaf(predicate),
+        &NeverStop,
+        |(mut l1, mut r1): (Vec<Vec<L>>, Vec<Vec<R>>), (mut l2, mut r2)| {
+            l1.append(&mut l2);
+            r1.append(&mut r2);
+            (l1, r1)
+        },
+    );
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    append_pieces(left_pieces, &mut left);
+    append_pieces(right_pieces, &mut right);
+    (left, right)
 }
 
 /// Extends a collection with the items of a parallel iterator, in order: rayon's

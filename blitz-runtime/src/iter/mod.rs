@@ -58,6 +58,8 @@ pub use chain::Chain;
 pub use collect::{FromParallelIterator, ParallelExtend};
 pub use collections::ParallelDrainRange;
 pub use early_exit::{PanicFuse, SkipAny, TakeAny, WhileSome};
+/// The item type of [`ParallelIterator::partition_map`] (the `either` crate's, as in rayon).
+pub use either::Either;
 pub use generate::{
     Empty, Once, Repeat, RepeatN, Split, empty, once, repeat, repeat_n, repeatn, split,
 };

@@ -4,9 +4,9 @@ use std::cmp::Ordering;
 use std::iter::{Product, Sum};
 
 use super::{
-    Chain, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold,
-    FoldWith, FromParallelIterator, Inspect, IntoParallelIterator, Map, MapInit, MapWith, MaxLen,
-    MinLen, PanicFuse, ParallelExtend, ProducerCallback, SkipAny, TakeAny, Try, TryFold,
+    Chain, Cloned, Copied, Either, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter,
+    Fold, FoldWith, FromParallelIterator, Inspect, IntoParallelIterator, Map, MapInit, MapWith,
+    MaxLen, MinLen, PanicFuse, ParallelExtend, ProducerCallback, SkipAny, TakeAny, Try, TryFold,
     TryFoldWith, Update, WhileSome, collect, consumers, try_ops,
 };
 
@@ -730,29 +730,41 @@ pub trait ParallelIterator: Sized + Send {
         B: Default + Send + ParallelExtend<Self::Item>,
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        let (yes, no) = self
-            .fold(
-                || (Vec::new(), Vec::new()),
-                |(mut yes, mut no), item| {
-                    if predicate(&item) {
-                        yes.push(item);
-                    } else {
-                        no.push(item);
-                    }
-                    (yes, no)
-                },
-            )
-            .reduce(
-                || (Vec::new(), Vec::new()),
-                |(mut yes, mut no), (more_yes, more_no)| {
-                    yes.extend(more_yes);
-                    no.extend(more_no);
-                    (yes, no)
-                },
-            );
+        self.partition_map(|item| {
+            if predicate(&item) {
+                Either::Left(item)
+            } else {
+                Either::Right(item)
+            }
+        })
+    }
+
+    /// Maps every item to [`Either`] and collects the `Left` values into one collection and
+    /// the `Right` values into the other, each in order (rayon's `partition_map`).
+    ///
+    /// ```
+    /// use blitz::iter::Either;
+    /// use blitz::prelude::*;
+    /// let (numbers, words): (Vec<i32>, Vec<&str>) = ["1", "two", "3"]
+    ///     .par_iter()
+    ///     .partition_map(|s| match s.parse::<i32>() {
+    ///         Ok(n) => Either::Left(n),
+    ///         Err(_) => Either::Right(*s),
+    ///     });
+    /// assert_eq!((numbers, words), (vec![1, 3], vec!["two"]));
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        let (left, right) = collect::partition_map_vecs(self, predicate);
         let (mut a, mut b) = (A::default(), B::default());
-        a.par_extend(yes);
-        b.par_extend(no);
+        a.par_extend(left);
+        b.par_extend(right);
         (a, b)
     }
 

@@ -1,9 +1,14 @@
 //! The adaptors against `std`'s.
 
-use std::collections::{BTreeMap, HashSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::ffi::OsString;
+use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{lengths, on_pools, random_vec};
+use crate::iter::Either;
 use crate::iter::prelude::*;
 use crate::test_rng::Rng;
 
@@ -127,6 +132,62 @@ fn adaptors_and_collect_match_std() {
                     .copied()
                     .filter(|x| x % 2 == 0)
                     .collect::<Vec<_>>()
+            );
+            let (words, numbers): (Vec<String>, BTreeMap<u64, u64>) =
+                v.par_iter().partition_map(|&x| {
+                    if x % 3 == 0 {
+                        Either::Left(x.to_string())
+                    } else {
+                        Either::Right((x, x * 2))
+                    }
+                });
+            let words_std: Vec<String> = s
+                .clone()
+                .filter(|&&x| x % 3 == 0)
+                .map(u64::to_string)
+                .collect();
+            assert_eq!(words, words_std);
+            let numbers_std: BTreeMap<u64, u64> = s
+                .clone()
+                .filter(|&&x| x % 3 != 0)
+                .map(|&x| (x, x * 2))
+                .collect();
+            assert_eq!(numbers, numbers_std);
+            let (left, right): (Vec<u64>, Vec<u64>) = v
+                .par_iter()
+                .map(|&x| {
+                    if x < 500 {
+                        Either::Left(x)
+                    } else {
+                        Either::Right(x)
+                    }
+                })
+                .collect();
+            assert_eq!(
+                left,
+                s.clone().copied().filter(|&x| x < 500).collect::<Vec<_>>()
+            );
+            assert_eq!(right.len() + left.len(), v.len());
+            let (firsts, seconds): (Vec<u64>, VecDeque<String>) =
+                v.par_iter().map(|&x| (x, x.to_string())).collect();
+            assert_eq!(&firsts, v);
+            assert!(seconds.iter().zip(v.iter()).all(|(t, x)| *t == x.to_string()));
+            let shared: Rc<[u64]> = v.par_iter().copied().collect();
+            let arc: Arc<[u64]> = v.par_iter().copied().filter(|x| x % 2 == 0).collect();
+            assert_eq!(&shared[..], &v[..]);
+            assert_eq!(arc.len(), s.clone().filter(|&&x| x % 2 == 0).count());
+            let digits: Cow<'_, str> = v
+                .par_iter()
+                .map(|x| char::from(b'0' + (x % 10) as u8))
+                .collect();
+            assert_eq!(digits.len(), v.len());
+            let os: OsString = v
+                .par_iter()
+                .map(|x| OsString::from(x.to_string()))
+                .collect();
+            assert_eq!(
+                os,
+                s.clone().map(u64::to_string).collect::<String>().as_str()
             );
             let mut extended = vec![7u64];
             extended.par_extend(v.par_iter().map(|x| x + 1));

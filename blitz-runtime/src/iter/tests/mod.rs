@@ -6,6 +6,7 @@ use std::num::Wrapping;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::Either;
 use super::prelude::*;
 use crate::ThreadPoolBuilder;
 use crate::loops::engine::ALWAYS_SHARE;
@@ -322,6 +323,28 @@ fn owned_items_are_dropped_once_even_on_early_exit_and_panic() {
                 .collect::<Vec<_>>()
         }));
         assert!(result.is_err());
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        // In a partition_map: both sides' pieces are dropped.
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            make()
+                .into_par_iter()
+                .partition_map::<Vec<_>, Vec<_>, _, _, _>(|c| {
+                    assert!(c.1 != n / 2, "planted");
+                    if c.1 % 2 == 0 {
+                        Either::Left(c)
+                    } else {
+                        Either::Right(c)
+                    }
+                })
+        }));
+        assert!(result.is_err());
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        let (even, odd): (Vec<_>, Vec<_>) = make().into_par_iter().partition(|c| c.1 % 2 == 0);
+        assert_eq!(
+            (even.len(), odd.len()),
+            ((n as usize).div_ceil(2), n as usize / 2)
+        );
+        drop((even, odd));
         assert_eq!(live.load(Ordering::Relaxed), 0);
         // And in a collect of unknown length.
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
