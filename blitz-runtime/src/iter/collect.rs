@@ -137,7 +137,7 @@ fn as_pieces<T>(piece: Vec<T>) -> Vec<Vec<T>> {
 }
 
 /// The items of `iter` as a list of non-empty `Vec`s, in order.
-fn collect_pieces<I: ParallelIterator>(iter: I) -> Vec<Vec<I::Item>> {
+pub(super) fn collect_pieces<I: ParallelIterator>(iter: I) -> Vec<Vec<I::Item>> {
     run(iter, PiecesLeaf(PhantomData), &NeverStop, |mut a, mut b| {
         a.append(&mut b);
         a
@@ -388,6 +388,41 @@ where
     }
 }
 
+/// Appends the `len` pairs of `iter` to `a` and `b`, both written in place.
+pub(super) fn append_unzipped<I, A, B>(len: usize, iter: I, a: &mut Vec<A>, b: &mut Vec<B>)
+where
+    I: ParallelIterator<Item = (A, B)>,
+    A: Send,
+    B: Send,
+{
+    a.reserve(len);
+    b.reserve(len);
+    let target_a = SendPtr(a.spare_capacity_mut().as_mut_ptr().cast::<A>());
+    let target_b = SendPtr(b.spare_capacity_mut().as_mut_ptr().cast::<B>());
+    let leaf = UnzipLeaf {
+        target_a,
+        target_b,
+        capacity: len,
+    };
+    let (written_a, written_b) = run(
+        iter,
+        leaf,
+        &NeverStop,
+        |(a1, b1): (WrittenRun<A>, WrittenRun<B>), (a2, b2)| (a1.append(a2), b1.append(b2)),
+    );
+    assert!(
+        written_a.len() == len && written_b.len() == len,
+        "blitz: an indexed parallel iterator yielded fewer items than its length"
+    );
+    let (added_a, added_b) = (written_a.release(), written_b.release());
+    // SAFETY: the `len` slots after each `Vec`'s length (reserved above) were written, and
+    // their ownership handed over by `release`.
+    unsafe {
+        a.set_len(a.len() + added_a);
+        b.set_len(b.len() + added_b);
+    }
+}
+
 /// `ParallelIterator::unzip`: both halves collected in place when the length is known.
 pub(super) fn unzip<I, A, B, FromA, FromB>(iter: I) -> (FromA, FromB)
 where
@@ -399,30 +434,8 @@ where
 {
     let (a, b): (Vec<A>, Vec<B>) = match iter.opt_len() {
         Some(len) => {
-            let (mut a, mut b) = (Vec::with_capacity(len), Vec::with_capacity(len));
-            let target_a = SendPtr(a.as_mut_ptr());
-            let target_b = SendPtr(b.as_mut_ptr());
-            let leaf = UnzipLeaf {
-                target_a,
-                target_b,
-                capacity: len,
-            };
-            let (written_a, written_b) = run(
-                iter,
-                leaf,
-                &NeverStop,
-                |(a1, b1): (WrittenRun<A>, WrittenRun<B>), (a2, b2)| (a1.append(a2), b1.append(b2)),
-            );
-            assert!(
-                written_a.len() == len && written_b.len() == len,
-                "blitz: an indexed parallel iterator yielded fewer items than its length"
-            );
-            let (added_a, added_b) = (written_a.release(), written_b.release());
-            // SAFETY: the first `len` slots of each were written and handed over by `release`.
-            unsafe {
-                a.set_len(added_a);
-                b.set_len(added_b);
-            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            append_unzipped(len, iter, &mut a, &mut b);
             (a, b)
         }
         None => {

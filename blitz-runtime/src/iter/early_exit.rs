@@ -1,5 +1,5 @@
-//! The adaptors that may end before their base does: `while_some`, `take_any`, `skip_any`;
-//! and `panic_fuse`.
+//! The adaptors that may end before their base does: `while_some`, `take_any`, `skip_any`,
+//! `take_any_while`, `skip_any_while`; and `panic_fuse`.
 //!
 //! The first two stop through an [`UntilFlag`]: once one piece has decided that no more items
 //! are wanted, every piece stops at its next item. Which items the others yielded before that
@@ -114,6 +114,88 @@ impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
                 return Some(item);
             }
             (skipped.fetch_add(1, Ordering::Relaxed) >= n).then_some(item)
+        })
+        .with_producer(callback)
+    }
+}
+
+/// The iterator of [`ParallelIterator::take_any_while`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct TakeAnyWhile<I, P> {
+    base: I,
+    predicate: P,
+}
+
+impl<I, P> TakeAnyWhile<I, P> {
+    pub(super) fn new(base: I, predicate: P) -> Self {
+        TakeAnyWhile { base, predicate }
+    }
+}
+
+impl<I, P> ParallelIterator for TakeAnyWhile<I, P>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let failed = AtomicBool::new(false);
+        let predicate = self.predicate;
+        let items = UntilFlag {
+            base: self.base,
+            flag: &failed,
+        };
+        FilterMap::new(items, |item| {
+            if predicate(&item) {
+                Some(item)
+            } else {
+                // Relaxed: a hint to stop, as in `UntilFlag`.
+                failed.store(true, Ordering::Relaxed);
+                None
+            }
+        })
+        .with_producer(callback)
+    }
+}
+
+/// The iterator of [`ParallelIterator::skip_any_while`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct SkipAnyWhile<I, P> {
+    base: I,
+    predicate: P,
+}
+
+impl<I, P> SkipAnyWhile<I, P> {
+    pub(super) fn new(base: I, predicate: P) -> Self {
+        SkipAnyWhile { base, predicate }
+    }
+}
+
+impl<I, P> ParallelIterator for SkipAnyWhile<I, P>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let failed = AtomicBool::new(false);
+        let predicate = self.predicate;
+        FilterMap::new(self.base, |item| {
+            // Relaxed: once any piece has seen the predicate fail, skipping is over; a piece
+            // that sees it late only skips items the predicate holds for, which is allowed.
+            if failed.load(Ordering::Relaxed) {
+                return Some(item);
+            }
+            if predicate(&item) {
+                None
+            } else {
+                failed.store(true, Ordering::Relaxed);
+                Some(item)
+            }
         })
         .with_producer(callback)
     }

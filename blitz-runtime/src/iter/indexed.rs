@@ -1,5 +1,5 @@
-//! The adaptors that need an indexed base: `enumerate`, `zip`, `chunks`, `skip`, `take`, `rev`,
-//! `step_by`.
+//! The adaptors that need an indexed base: `enumerate`, `zip`, `skip`, `take`, `rev`,
+//! `step_by` (`chunks` and its folds are in `chunks`).
 
 use std::ops::RangeFrom;
 
@@ -203,116 +203,6 @@ impl<PA: IntoIterator, PB: IntoIterator> IntoIterator for ZipProducer<PA, PB> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.a.into_iter().zip(self.b)
-    }
-}
-
-/// The iterator of [`IndexedParallelIterator::chunks`].
-#[derive(Clone, Debug)]
-#[must_use = "parallel iterators do nothing until consumed"]
-pub struct Chunks<I> {
-    base: I,
-    size: usize,
-}
-
-impl<I> Chunks<I> {
-    pub(super) fn new(base: I, size: usize) -> Self {
-        assert!(size != 0, "blitz: chunk size must be non-zero");
-        Chunks { base, size }
-    }
-}
-
-impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
-    type Item = Vec<I::Item>;
-
-    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        let size = self.size;
-        return self.base.with_producer(Callback { callback, size });
-
-        struct Callback<CB> {
-            callback: CB,
-            size: usize,
-        }
-
-        impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
-            type Output = CB::Output;
-
-            fn call<P>(self, base: P) -> CB::Output
-            where
-                P: ParallelSource + IntoIterator<Item = T>,
-            {
-                self.callback.call(ChunksProducer {
-                    base,
-                    size: self.size,
-                })
-            }
-        }
-    }
-
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.len())
-    }
-}
-
-impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
-    fn len(&self) -> usize {
-        self.base.len().div_ceil(self.size)
-    }
-}
-
-/// Splits the base at multiples of `size`; one item per `size` base items.
-struct ChunksProducer<P> {
-    base: P,
-    size: usize,
-}
-
-impl<P: ParallelSource> ParallelSource for ChunksProducer<P> {
-    fn par_len(&self) -> usize {
-        self.base.par_len().div_ceil(self.size)
-    }
-
-    fn par_split_at(self, index: usize) -> (Self, Self) {
-        let at = index.saturating_mul(self.size).min(self.base.par_len());
-        let (left, right) = self.base.par_split_at(at);
-        let size = self.size;
-        (
-            ChunksProducer { base: left, size },
-            ChunksProducer { base: right, size },
-        )
-    }
-
-    fn par_min_len(&self) -> usize {
-        self.base.par_min_len().div_ceil(self.size)
-    }
-
-    fn par_max_len(&self) -> usize {
-        (self.base.par_max_len() / self.size).max(1)
-    }
-}
-
-impl<P: IntoIterator> IntoIterator for ChunksProducer<P> {
-    type Item = Vec<P::Item>;
-    type IntoIter = ChunksIter<P::IntoIter>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        ChunksIter {
-            items: self.base.into_iter(),
-            size: self.size,
-        }
-    }
-}
-
-/// The sequential side of [`Chunks`]: `Vec`s of `size` items.
-pub(super) struct ChunksIter<I> {
-    items: I,
-    size: usize,
-}
-
-impl<I: Iterator> Iterator for ChunksIter<I> {
-    type Item = Vec<I::Item>;
-
-    fn next(&mut self) -> Option<Vec<I::Item>> {
-        let chunk: Vec<I::Item> = self.items.by_ref().take(self.size).collect();
-        (!chunk.is_empty()).then_some(chunk)
     }
 }
 

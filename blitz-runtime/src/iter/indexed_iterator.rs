@@ -1,8 +1,11 @@
 //! The [`IndexedParallelIterator`] trait: the operations that need one item per index.
 
+use std::cmp::Ordering;
+
 use super::{
-    Chunks, Enumerate, Interleave, InterleaveShortest, IntoParallelIterator, ParallelIterator,
-    Positions, Rev, Skip, StepBy, Take, Zip, collect, consumers,
+    Chunks, Enumerate, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest,
+    IntoParallelIterator, ParallelIterator, Positions, Rev, Skip, StepBy, Take, Zip, collect,
+    consumers,
 };
 
 /// A parallel iterator that yields exactly one item per index of its source, so that it knows
@@ -184,6 +187,205 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Chunks::new(self, chunk_size)
     }
 
+    /// Folds every `chunk_size` items (the last chunk may be shorter) into one, starting each
+    /// chunk from `identity()`: `chunks(n).map(|c| c.into_iter().fold(..))` without the
+    /// `Vec`s. Unlike [`fold`](ParallelIterator::fold), the chunks do not depend on the
+    /// split, so the result is indexed.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+    /// assert_eq!(sums, [6, 15, 7]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// Like [`fold_chunks`](Self::fold_chunks), starting each chunk from a clone of `init`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let longest: Vec<usize> =
+    ///     ["a", "bbb", "cc", "d"].par_iter().fold_chunks_with(2, 0, |m, w| m.max(w.len())).collect();
+    /// assert_eq!(longest, [3, 2]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Clone + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Compares the items with those of `other` lexicographically, as `Iterator::cmp` does:
+    /// the first unequal pair decides, and if there is none, the shorter side is less.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::cmp::Ordering;
+    /// assert_eq!([1, 2, 3].par_iter().cmp(&[1, 2, 4]), Ordering::Less);
+    /// assert_eq!([1, 2].par_iter().cmp(&[1, 2, 0]), Ordering::Less);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| Ord::cmp(&a, &b))
+            .find_first(|&order| order != Ordering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares the items with those of `other` lexicographically, as `Iterator::partial_cmp`
+    /// does: the first pair that is not equal decides (`None` if it is incomparable).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// use std::cmp::Ordering;
+    /// assert_eq!([1.0, 2.0].par_iter().partial_cmp(&[1.0, 3.0]), Some(Ordering::Less));
+    /// assert_eq!([f64::NAN].par_iter().partial_cmp(&[1.0]), None);
+    /// ```
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| PartialOrd::partial_cmp(&a, &b))
+            .find_first(|&order| order != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// True if both sides have the same length and equal items, pair by pair.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..100).collect();
+    /// assert!(v.par_iter().eq(&v));
+    /// assert!((0..100u32).into_par_iter().eq(v.clone()));
+    /// ```
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(a, b)| a == b)
+    }
+
+    /// The negation of [`eq`](Self::eq).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!([1, 2].par_iter().ne(&[1, 3]));
+    /// ```
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// True if the items are lexicographically less than `other`'s (see
+    /// [`partial_cmp`](Self::partial_cmp)).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!([1, 2].par_iter().lt(&[1, 3]));
+    /// ```
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// True if the items are lexicographically less than or equal to `other`'s.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!([1, 2].par_iter().le(&[1, 2]));
+    /// ```
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// True if the items are lexicographically greater than `other`'s.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!([2].par_iter().gt(&[1, 9]));
+    /// ```
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// True if the items are lexicographically greater than or equal to `other`'s.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// assert!([1, 2, 3].par_iter().ge(&[1, 2]));
+    /// ```
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
     /// The index of some item for which `predicate` holds (not necessarily the first).
     ///
     /// ```
@@ -237,5 +439,25 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
         target.clear();
         collect::append_indexed(self, target);
+    }
+
+    /// Unzips the pairs into `left` and `right`, replacing what they held and reusing their
+    /// buffers; both are written in place.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let (mut keys, mut squares) = (vec![9u32], Vec::new());
+    /// (0..4u32).into_par_iter().map(|x| (x, x * x)).unzip_into_vecs(&mut keys, &mut squares);
+    /// assert_eq!((keys, squares), (vec![0, 1, 2, 3], vec![0, 1, 4, 9]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        collect::append_unzipped(self.len(), self, left, right);
     }
 }

@@ -25,6 +25,7 @@
 mod adaptors;
 mod bridge;
 mod chain;
+mod chunks;
 mod collect;
 mod collections;
 mod consumers;
@@ -55,15 +56,16 @@ pub use adaptors::{
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
+pub use chunks::{Chunks, FoldChunks, FoldChunksWith};
 pub use collect::{FromParallelIterator, ParallelExtend};
 pub use collections::ParallelDrainRange;
-pub use early_exit::{PanicFuse, SkipAny, TakeAny, WhileSome};
+pub use early_exit::{PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, WhileSome};
 /// The item type of [`ParallelIterator::partition_map`] (the `either` crate's, as in rayon).
 pub use either::Either;
 pub use generate::{
     Empty, Once, Repeat, RepeatN, Split, empty, once, repeat, repeat_n, repeatn, split,
 };
-pub use indexed::{Chunks, Enumerate, Rev, Skip, StepBy, Take, Zip};
+pub use indexed::{Enumerate, Rev, Skip, StepBy, Take, Zip};
 pub use indexed_iterator::IndexedParallelIterator;
 pub use interleave::{Interleave, InterleaveShortest};
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};

@@ -1,13 +1,14 @@
 //! The [`ParallelIterator`] trait: adaptors and consumers for every parallel iterator.
 
 use std::cmp::Ordering;
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
 
 use super::{
     Chain, Cloned, Copied, Either, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter,
     Fold, FoldWith, FromParallelIterator, Inspect, IntoParallelIterator, Map, MapInit, MapWith,
-    MaxLen, MinLen, PanicFuse, ParallelExtend, ProducerCallback, SkipAny, TakeAny, Try, TryFold,
-    TryFoldWith, Update, WhileSome, collect, consumers, try_ops,
+    MaxLen, MinLen, PanicFuse, ParallelExtend, ProducerCallback, SkipAny, SkipAnyWhile, TakeAny,
+    TakeAnyWhile, Try, TryFold, TryFoldWith, Update, WhileSome, collect, consumers, try_ops,
 };
 
 /// A parallel iterator: rayon's `ParallelIterator`, run by Blitz's engine.
@@ -689,6 +690,39 @@ pub trait ParallelIterator: Sized + Send {
         SkipAny::new(self, n)
     }
 
+    /// Yields items while `predicate` holds: once it fails for some item, the iteration stops
+    /// yielding (rayon's `take_any_while`). Which items pass before that depends on the
+    /// schedule: items after the failing one in order may pass, and items before it may not.
+    /// Every item that passes satisfies `predicate`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let small: Vec<u32> = (0..1000u32).into_par_iter().take_any_while(|&x| x < 100).collect();
+    /// assert!(small.iter().all(|&x| x < 100));
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Skips items while `predicate` holds: once it fails for some item, every item from then
+    /// on passes (rayon's `skip_any_while`). Which items are skipped before that depends on the
+    /// schedule; every item for which `predicate` fails passes.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<u32> = (0..1000u32).into_par_iter().skip_any_while(|&x| x < 100).collect();
+    /// assert!((100..1000).all(|x| v.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
+    }
+
     /// Accepted for rayon's `panic_fuse`, and changes nothing: a panic in one piece reaches the
     /// caller once the pieces running beside it have finished, with or without it.
     ///
@@ -930,5 +964,39 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         try_ops::try_reduce(self, identity, op)
+    }
+
+    /// Like [`try_reduce`](Self::try_reduce) without an identity: the items are combined from
+    /// the first; `None` if there are none.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let parsed: Option<Result<i32, _>> =
+    ///     ["1", "2", "3"].par_iter().map(|s| s.parse::<i32>()).try_reduce_with(|a, b| Ok(a + b));
+    /// assert_eq!(parsed, Some(Ok(6)));
+    /// let none: Option<Option<u8>> = blitz::iter::empty().try_reduce_with(|a: u8, b| a.checked_add(b));
+    /// assert_eq!(none, None);
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+    {
+        try_ops::try_reduce_with(self, op)
+    }
+
+    /// Collects the items, in order, as a list of `Vec`s: one per piece of the split (how
+    /// many depends on the schedule), none empty (rayon's `collect_vec_list`). Cheaper than a
+    /// `collect` into one `Vec` when the items are only walked afterwards.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let list = (0..1000u32).into_par_iter().filter(|x| x % 7 == 0).collect_vec_list();
+    /// let flat: Vec<u32> = list.into_iter().flatten().collect();
+    /// assert_eq!(flat, (0..1000u32).filter(|x| x % 7 == 0).collect::<Vec<_>>());
+    /// ```
+    fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
+        collect::collect_pieces(self).into_iter().collect()
     }
 }

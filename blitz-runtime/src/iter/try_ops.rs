@@ -232,3 +232,68 @@ where
     };
     run(iter, leaf, &stop, combine)
 }
+
+/// The leaf of `try_reduce_with`: a piece's items combined from its first, `None` if it has
+/// none.
+struct TryReduceWith<'s, OP> {
+    op: &'s OP,
+    stop: &'s AnyHit,
+}
+
+impl<T, R, OP> Leaf<R> for TryReduceWith<'_, OP>
+where
+    OP: Fn(T, T) -> R + Sync,
+    R: Try<Output = T> + Send,
+{
+    type Output = Option<R>;
+
+    fn run<I: Iterator<Item = R>>(&self, mut items: I, _offset: usize, _len: usize) -> Option<R> {
+        let first = match items.next()?.branch() {
+            ControlFlow::Continue(value) => value,
+            ControlFlow::Break(residual) => {
+                self.stop.hit();
+                return Some(R::from_residual(residual));
+            }
+        };
+        let step = |acc, item: R| match item.branch() {
+            ControlFlow::Continue(value) => (self.op)(acc, value),
+            ControlFlow::Break(residual) => R::from_residual(residual),
+        };
+        Some(match try_fold_piece(items, first, self.stop, step) {
+            ControlFlow::Continue(acc) => R::from_output(acc),
+            ControlFlow::Break(residual) => R::from_residual(residual),
+        })
+    }
+}
+
+/// `ParallelIterator::try_reduce_with`: `try_reduce` without an identity, `None` if there are
+/// no items.
+pub(super) fn try_reduce_with<I, T, OP>(iter: I, op: OP) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    I::Item: Try<Output = T>,
+    OP: Fn(T, T) -> I::Item + Sync + Send,
+    T: Send,
+{
+    let stop = AnyHit::default();
+    let leaf = TryReduceWith {
+        op: &op,
+        stop: &stop,
+    };
+    let combine = |a: Option<I::Item>, b: Option<I::Item>| match (a, b) {
+        (None, only) | (only, None) => only,
+        (Some(a), Some(b)) => Some(match (a.branch(), b.branch()) {
+            (ControlFlow::Break(residual), _) | (_, ControlFlow::Break(residual)) => {
+                I::Item::from_residual(residual)
+            }
+            (ControlFlow::Continue(a), ControlFlow::Continue(b)) => match op(a, b).branch() {
+                ControlFlow::Continue(value) => I::Item::from_output(value),
+                ControlFlow::Break(residual) => {
+                    stop.hit();
+                    I::Item::from_residual(residual)
+                }
+            },
+        }),
+    };
+    run(iter, leaf, &stop, combine)
+}

@@ -219,6 +219,12 @@ fn fallible_folds_and_per_piece_values_match_std() {
                     .try_fold(|| 0, step)
                     .try_reduce(|| 0, |a, b| step(a, &b));
                 assert_eq!(sum, (total <= limit).then_some(total), "limit {limit}");
+                let sum_with = v
+                    .par_iter()
+                    .map(|&x| (x <= limit).then_some(x))
+                    .try_reduce_with(|a, b| (a + b <= limit).then_some(a + b));
+                let expected = (!v.is_empty()).then(|| (total <= limit).then_some(total));
+                assert_eq!(sum_with, expected, "limit {limit}");
                 let with: Result<u64, u64> = v
                     .par_iter()
                     .try_fold_with(0, |acc, &x| {
