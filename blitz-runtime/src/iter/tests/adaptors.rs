@@ -171,7 +171,12 @@ fn adaptors_and_collect_match_std() {
             let (firsts, seconds): (Vec<u64>, VecDeque<String>) =
                 v.par_iter().map(|&x| (x, x.to_string())).collect();
             assert_eq!(&firsts, v);
-            assert!(seconds.iter().zip(v.iter()).all(|(t, x)| *t == x.to_string()));
+            assert!(
+                seconds
+                    .iter()
+                    .zip(v.iter())
+                    .all(|(t, x)| *t == x.to_string())
+            );
             let shared: Rc<[u64]> = v.par_iter().copied().collect();
             let arc: Arc<[u64]> = v.par_iter().copied().filter(|x| x % 2 == 0).collect();
             assert_eq!(&shared[..], &v[..]);
@@ -189,6 +194,43 @@ fn adaptors_and_collect_match_std() {
                 os,
                 s.clone().map(u64::to_string).collect::<String>().as_str()
             );
+            for size in [1, 3, 64] {
+                let sums: Vec<u64> = v.par_iter().fold_chunks(size, || 0, |a, x| a + x).collect();
+                let sums_std: Vec<u64> = v.chunks(size).map(|c| c.iter().sum()).collect();
+                assert_eq!(sums, sums_std);
+                let maxima: Vec<u64> = v
+                    .par_iter()
+                    .fold_chunks_with(size, 0, |m, &x| m.max(x))
+                    .collect();
+                let maxima_std: Vec<u64> =
+                    v.chunks(size).map(|c| *c.iter().max().unwrap()).collect();
+                assert_eq!(maxima, maxima_std);
+            }
+            let (mut evens, mut texts) = (vec![1, 2, 3], vec![String::new()]);
+            v.par_iter()
+                .map(|&x| (x * 2, x.to_string()))
+                .unzip_into_vecs(&mut evens, &mut texts);
+            assert_eq!(evens, s.clone().map(|x| x * 2).collect::<Vec<_>>());
+            assert!(texts.iter().zip(v.iter()).all(|(t, x)| *t == x.to_string()));
+            let list = v.par_iter().filter(|&&x| x % 3 == 0).collect_vec_list();
+            assert!(list.iter().all(|piece| !piece.is_empty()));
+            let flat: Vec<&u64> = list.into_iter().flatten().collect();
+            assert_eq!(flat, s.clone().filter(|&&x| x % 3 == 0).collect::<Vec<_>>());
+            // take_any_while and skip_any_while: which items pass depends on the schedule;
+            // what holds in every schedule is checked.
+            let small: Vec<u64> = v.par_iter().copied().take_any_while(|&x| x < 90).collect();
+            assert!(small.iter().all(|&x| x < 90));
+            assert!(is_subsequence(&small, v));
+            if v.iter().all(|&x| x < 90) {
+                assert_eq!(&small, v);
+            }
+            let rest: Vec<u64> = v.par_iter().copied().skip_any_while(|&x| x < 90).collect();
+            assert!(is_subsequence(&rest, v));
+            let must_pass = v.iter().filter(|&&x| x >= 90).count();
+            assert_eq!(rest.iter().filter(|&&x| x >= 90).count(), must_pass);
+            if must_pass == 0 {
+                assert!(rest.is_empty());
+            }
             let mut extended = vec![7u64];
             extended.par_extend(v.par_iter().map(|x| x + 1));
             assert_eq!(extended[0], 7);
@@ -480,6 +522,109 @@ fn reordering_and_combining_adaptors_match_std() {
                     .map(|x| x * 5)
                     .collect::<Vec<_>>()
             );
+        }
+    });
+}
+
+/// True if `part` is `whole` with some items left out, the rest in order.
+fn is_subsequence(part: &[u64], whole: &[u64]) -> bool {
+    let mut rest = whole.iter();
+    part.iter().all(|x| rest.any(|y| y == x))
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn comparisons_match_std() {
+    let mut rng = Rng(0x0c0f_fee0_c0ff_ee00);
+    let mut pairs: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
+    for len in lengths(&mut rng, 20_000) {
+        let a = random_vec(&mut rng, len, 4);
+        let mut changed = a.clone();
+        if len > 0 {
+            let at = rng.below(len);
+            changed[at] = rng.below(4) as u64;
+        }
+        let cut = a[..rng.below(len + 1)].to_vec();
+        pairs.push((a.clone(), a.clone()));
+        pairs.push((a.clone(), changed));
+        pairs.push((a.clone(), cut.clone()));
+        pairs.push((cut, a));
+    }
+    on_pools(|| {
+        for (a, b) in &pairs {
+            let (x, y) = (a.par_iter(), b.par_iter());
+            assert_eq!(x.clone().cmp(y.clone()), a.iter().cmp(b.iter()));
+            assert_eq!(
+                x.clone().partial_cmp(y.clone()),
+                a.iter().partial_cmp(b.iter())
+            );
+            assert_eq!(x.clone().eq(y.clone()), a.iter().eq(b.iter()));
+            assert_eq!(x.clone().ne(y.clone()), a.iter().ne(b.iter()));
+            assert_eq!(x.clone().lt(y.clone()), a.iter().lt(b.iter()));
+            assert_eq!(x.clone().le(y.clone()), a.iter().le(b.iter()));
+            assert_eq!(x.clone().gt(y.clone()), a.iter().gt(b.iter()));
+            assert_eq!(x.ge(y), a.iter().ge(b.iter()));
+        }
+        let with_nan = [1.0, f64::NAN, 0.0];
+        let other = [1.0, 2.0, 3.0];
+        assert_eq!(
+            with_nan.par_iter().partial_cmp(&other),
+            with_nan.iter().partial_cmp(other.iter())
+        );
+        assert!(!with_nan.par_iter().le(&other));
+        assert!(!with_nan.par_iter().eq(&with_nan));
+    });
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn tuples_of_iterators_zip_like_nested_zips() {
+    let mut rng = Rng(0x7091_e5ee_d000_0001);
+    let inputs: Vec<(Vec<u64>, Vec<u64>)> = lengths(&mut rng, 20_000)
+        .into_iter()
+        .map(|len| {
+            let other = len.saturating_sub(rng.below(3));
+            (
+                random_vec(&mut rng, len, 1000),
+                random_vec(&mut rng, other, 1000),
+            )
+        })
+        .collect();
+    on_pools(|| {
+        for (a, b) in &inputs {
+            let n = a.len().min(b.len());
+            let owned = (a.clone(), b.clone());
+            let zipped: Vec<(&u64, &u64)> = owned.par_iter().collect();
+            assert_eq!(zipped, a.iter().zip(b).collect::<Vec<_>>());
+            let mut owned = owned.clone();
+            owned.par_iter_mut().for_each(|(x, y)| std::mem::swap(x, y));
+            assert!(owned.0.iter().zip(b).all(|(x, y)| x == y));
+            let three: Vec<(u64, &u64, usize)> =
+                (a.clone(), b, 0..a.len()).into_par_iter().collect();
+            assert_eq!(three.len(), n);
+            assert!(
+                three
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &(x, y, k))| { x == a[i] && *y == b[i] && k == i })
+            );
+            let mut out = vec![0u64; a.len()];
+            (&mut out, a, b)
+                .into_par_iter()
+                .for_each(|(o, x, y)| *o = x + y);
+            assert!(
+                out.iter()
+                    .take(n)
+                    .enumerate()
+                    .all(|(i, &o)| o == a[i] + b[i])
+            );
+            assert!(out.iter().skip(n).all(|&o| o == 0));
+            let one: Vec<&u64> = (a,).into_par_iter().map(|(x,)| x).collect();
+            assert_eq!(one, a.iter().collect::<Vec<_>>());
+            let twelve = (a, a, a, a, a, a, a, a, a, a, a, b).into_par_iter();
+            assert_eq!(twelve.len(), n);
+            let sum: u64 = twelve.map(|t| t.0 + t.11).sum();
+            assert_eq!(sum, a.iter().zip(b).map(|(x, y)| x + y).sum::<u64>());
         }
     });
 }
