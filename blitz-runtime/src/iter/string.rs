@@ -249,6 +249,25 @@ fn word_cut(text: &str, index: usize, is_space: impl Fn(char) -> bool) -> usize 
     }
 }
 
+/// The bytes `first..last` of `text` that hold exactly the words starting in `start..end`.
+/// The scan past the word that `start` falls in stops at `end`: a piece inside one long word
+/// holds no word, and must not scan the rest of it to find that out.
+fn word_range(
+    text: &str,
+    start: usize,
+    end: usize,
+    is_space: impl Fn(char) -> bool + Copy,
+) -> (usize, usize) {
+    let end = ceil_char_boundary(text, end);
+    let first = word_cut(&text[..end], start, is_space);
+    let last = if first < end {
+        word_cut(text, end, is_space)
+    } else {
+        first
+    };
+    (first, last)
+}
+
 /// Marker of [`ParallelString::par_chars`].
 #[derive(Debug, Clone, Copy)]
 pub struct CharsKind;
@@ -300,19 +319,19 @@ impl StrPartKind for CharIndicesKind {
 #[derive(Debug, Clone, Copy)]
 pub struct LinesKind;
 
-/// The first line start at or after `index`: 0, or just after a `\n` (a line start at the
-/// very end starts no line; `str::lines` yields none there).
-fn line_start(text: &str, index: usize) -> usize {
+/// The first line start in `index..=limit`: 0, or just after a `\n` (a line start at the
+/// very end starts no line; `str::lines` yields none there); `limit` if there is none before.
+fn line_start(text: &str, index: usize, limit: usize) -> usize {
     if index == 0 {
         return 0;
     }
     // `\n` is one byte and never part of another char, so bytes can be searched.
-    match text.as_bytes()[index - 1..]
+    match text.as_bytes()[index - 1..limit]
         .iter()
         .position(|&b| b == b'\n')
     {
         Some(offset) => index + offset,
-        None => text.len(),
+        None => limit,
     }
 }
 
@@ -321,8 +340,14 @@ impl StrPartKind for LinesKind {
     type Iter<'t, 'k> = Lines<'t>;
 
     fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> Lines<'t> {
-        // Between two line starts lie whole lines, the last one with its line ending.
-        text[line_start(text, start)..line_start(text, end)].lines()
+        // Between two line starts lie whole lines, the last one with its line ending. The
+        // scan for the first stops at `end`: a piece inside one long line has no lines, and
+        // must not scan the rest of the text to find that out.
+        let first = line_start(text, start, end);
+        if first >= end {
+            return "".lines();
+        }
+        text[first..line_start(text, end, text.len())].lines()
     }
 }
 
@@ -335,8 +360,8 @@ impl StrPartKind for WhitespaceKind {
     type Iter<'t, 'k> = SplitWhitespace<'t>;
 
     fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> SplitWhitespace<'t> {
-        let cut = |index| word_cut(text, index, char::is_whitespace);
-        text[cut(start)..cut(end)].split_whitespace()
+        let (first, last) = word_range(text, start, end, char::is_whitespace);
+        text[first..last].split_whitespace()
     }
 }
 
@@ -349,8 +374,8 @@ impl StrPartKind for AsciiWhitespaceKind {
     type Iter<'t, 'k> = SplitAsciiWhitespace<'t>;
 
     fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> SplitAsciiWhitespace<'t> {
-        let cut = |index| word_cut(text, index, |c: char| c.is_ascii_whitespace());
-        text[cut(start)..cut(end)].split_ascii_whitespace()
+        let (first, last) = word_range(text, start, end, |c: char| c.is_ascii_whitespace());
+        text[first..last].split_ascii_whitespace()
     }
 }
 
@@ -361,18 +386,20 @@ pub struct SplitKind<P> {
 }
 
 impl<P: CharPattern> SplitKind<P> {
-    /// The first part start at or after `index`: 0, or just after a separator; `None` if
-    /// there is none.
-    fn part_start(&self, text: &str, index: usize) -> Option<usize> {
+    /// The first part start in `index..limit`: 0, or just after a separator; `None` if there
+    /// is none. The scan stops at `limit`, so a piece without separators costs its own length
+    /// only.
+    fn part_start(&self, text: &str, index: usize, limit: usize) -> Option<usize> {
         if index == 0 {
             return Some(0);
         }
         // A separator ending at or after `index` starts at most 4 bytes (one char) before it.
-        let mut from = index.saturating_sub(4);
-        while !text.is_char_boundary(from) {
-            from += 1;
+        let from = ceil_char_boundary(text, index.saturating_sub(4));
+        let to = ceil_char_boundary(text, limit.min(text.len()));
+        if from >= to {
+            return None;
         }
-        text[from..]
+        text[from..to]
             .char_indices()
             .map(|(offset, c)| (from + offset + c.len_utf8(), c))
             .find(|&(after, c)| after >= index && self.separator.matches(c))
@@ -429,7 +456,7 @@ impl<P: CharPattern> StrPartKind for SplitKind<P> {
         SplitParts {
             text,
             separator: &self.separator,
-            next: self.part_start(text, start),
+            next: self.part_start(text, start, end),
             limit: end,
         }
     }

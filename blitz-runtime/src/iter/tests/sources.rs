@@ -28,6 +28,14 @@ fn string_parts_match_std() {
         "\n".into(),
         "é".into(),
         " a".into(),
+        // Long runs without a separator: pieces inside them hold no part.
+        "é".repeat(5000),
+        format!(
+            "{} {}\n{},",
+            "w".repeat(7000),
+            "日".repeat(3000),
+            "x".repeat(9000)
+        ),
     ];
     texts.extend(
         lengths(&mut rng, 20_000)
