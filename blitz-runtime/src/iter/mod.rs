@@ -77,8 +77,9 @@ pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
 pub use slice_pieces::{ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksMut, ParWindows};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
 pub use string::{
-    AsciiWhitespaceKind, CharIndicesKind, CharPattern, CharsKind, LinesKind, OffsetCharIndices,
-    ParallelString, SplitKind, SplitParts, StrPartKind, StrParts, WhitespaceKind,
+    AsciiWhitespaceKind, CharIndicesKind, CharPattern, CharsKind, EncodeUtf16Kind, LinesKind,
+    MatchIndicesKind, MatchesKind, OffsetCharIndices, OffsetMatches, ParallelString, SplitKind,
+    SplitParts, StrPartKind, StrParts, WhitespaceKind,
 };
 pub use try_fold::{TryFold, TryFoldWith};
 pub use try_ops::Try;

@@ -1,6 +1,7 @@
 //! Parallel iterators over a string's parts, as rayon's `ParallelString`: `par_chars`,
 //! `par_char_indices`, `par_bytes`, `par_lines`, `par_split_whitespace`,
-//! `par_split_ascii_whitespace`, `par_split`.
+//! `par_split_ascii_whitespace`, `par_split`, `par_split_terminator`, `par_split_inclusive`,
+//! `par_matches`, `par_match_indices`, `par_encode_utf16`.
 //!
 //! A piece is a range of byte positions, split anywhere by index arithmetic; its items are the
 //! parts that *start* in its range. Every part has one start, so each part belongs to exactly
@@ -8,7 +9,7 @@
 //! or after its range's start (a short scan), and stop at the first one starting at or after its
 //! end. Not indexed (a piece's count of parts is not known without scanning it).
 
-use std::str::{CharIndices, Chars, Lines, SplitAsciiWhitespace, SplitWhitespace};
+use std::str::{CharIndices, Chars, EncodeUtf16, Lines, SplitAsciiWhitespace, SplitWhitespace};
 
 use super::{Copied, IntoParallelIterator, Iter, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
@@ -133,7 +134,68 @@ pub trait ParallelString {
     /// assert_eq!(parts, ["1", "2", "3"]);
     /// ```
     fn par_split<P: CharPattern>(&self, separator: P) -> StrParts<'_, SplitKind<P>> {
-        StrParts::new(self.as_parallel_string(), SplitKind { separator })
+        let kind = SplitKind::new(separator, SplitEnds::Split);
+        StrParts::new(self.as_parallel_string(), kind)
+    }
+
+    /// The parts ended by separators, as `str::split_terminator`: `par_split` without the
+    /// empty part after a final separator.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let rows: Vec<&str> = "a;b;;".par_split_terminator(';').collect();
+    /// assert_eq!(rows, ["a", "b", ""]);
+    /// ```
+    fn par_split_terminator<P: CharPattern>(&self, terminator: P) -> StrParts<'_, SplitKind<P>> {
+        let kind = SplitKind::new(terminator, SplitEnds::Terminator);
+        StrParts::new(self.as_parallel_string(), kind)
+    }
+
+    /// The parts each ending with its separator, as `str::split_inclusive`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let lines: Vec<&str> = "one\ntwo\nrest".par_split_inclusive('\n').collect();
+    /// assert_eq!(lines, ["one\n", "two\n", "rest"]);
+    /// ```
+    fn par_split_inclusive<P: CharPattern>(&self, separator: P) -> StrParts<'_, SplitKind<P>> {
+        let kind = SplitKind::new(separator, SplitEnds::Inclusive);
+        StrParts::new(self.as_parallel_string(), kind)
+    }
+
+    /// The chars that match `pattern`, each as a `&str`, as `str::matches` with a char
+    /// pattern.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let digits: String = "a1b22c".par_matches(|c: char| c.is_ascii_digit()).collect();
+    /// assert_eq!(digits, "122");
+    /// ```
+    fn par_matches<P: CharPattern>(&self, pattern: P) -> StrParts<'_, MatchesKind<P>> {
+        StrParts::new(self.as_parallel_string(), MatchesKind { pattern })
+    }
+
+    /// The chars that match `pattern` with their byte offsets, as `str::match_indices` with a
+    /// char pattern.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let found: Vec<(usize, &str)> = "añb,ñ".par_match_indices('ñ').collect();
+    /// assert_eq!(found, [(1, "ñ"), (5, "ñ")]);
+    /// ```
+    fn par_match_indices<P: CharPattern>(&self, pattern: P) -> StrParts<'_, MatchIndicesKind<P>> {
+        StrParts::new(self.as_parallel_string(), MatchIndicesKind { pattern })
+    }
+
+    /// The string as UTF-16 code units, as `str::encode_utf16`.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let units: Vec<u16> = "a🦀".par_encode_utf16().collect();
+    /// assert_eq!(units, "a🦀".encode_utf16().collect::<Vec<_>>());
+    /// ```
+    fn par_encode_utf16(&self) -> StrParts<'_, EncodeUtf16Kind> {
+        StrParts::new(self.as_parallel_string(), EncodeUtf16Kind)
     }
 }
 
@@ -155,7 +217,7 @@ pub trait StrPartKind: Sync + Send {
 
     /// How many positions a part can start at (the length of the split source).
     #[doc(hidden)]
-    fn positions(text: &str) -> usize {
+    fn positions(&self, text: &str) -> usize {
         text.len()
     }
 
@@ -182,7 +244,7 @@ impl<'a, K: StrPartKind> ParallelIterator for StrParts<'a, K> {
     type Item = K::Item<'a>;
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        let end = K::positions(self.text);
+        let end = self.kind.positions(self.text);
         callback.call(StrPiece {
             text: self.text,
             kind: &self.kind,
@@ -379,13 +441,30 @@ impl StrPartKind for AsciiWhitespaceKind {
     }
 }
 
-/// Marker of [`ParallelString::par_split`], holding the separator.
+/// Marker of [`ParallelString::par_split`], `par_split_terminator` and `par_split_inclusive`,
+/// holding the separator.
 #[derive(Debug, Clone, Copy)]
 pub struct SplitKind<P> {
     separator: P,
+    ends: SplitEnds,
+}
+
+/// How the parts of a [`SplitKind`] end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SplitEnds {
+    /// Before the separator; a final separator is followed by an empty part (`split`).
+    Split,
+    /// Before the separator; no part after a final separator (`split_terminator`).
+    Terminator,
+    /// After the separator; no part after a final separator (`split_inclusive`).
+    Inclusive,
 }
 
 impl<P: CharPattern> SplitKind<P> {
+    fn new(separator: P, ends: SplitEnds) -> Self {
+        SplitKind { separator, ends }
+    }
+
     /// The first part start in `index..limit`: 0, or just after a separator; `None` if there
     /// is none. The scan stops at `limit`, so a piece without separators costs its own length
     /// only.
@@ -407,11 +486,13 @@ impl<P: CharPattern> SplitKind<P> {
     }
 }
 
-/// The sequential side of `par_split`: the parts starting before `limit`.
+/// The sequential side of `par_split` and its kin: the parts starting before `limit`.
 #[derive(Debug, Clone)]
 pub struct SplitParts<'t, 'k, P> {
     text: &'t str,
     separator: &'k P,
+    /// Whether a part keeps its separator.
+    inclusive: bool,
     /// The start of the next part, if it is to be yielded.
     next: Option<usize>,
     limit: usize,
@@ -428,8 +509,13 @@ impl<'t, P: CharPattern> Iterator for SplitParts<'t, '_, P> {
             .find(|&(_, c)| self.separator.matches(c))
         {
             Some((offset, c)) => {
-                self.next = Some(start + offset + c.len_utf8());
-                Some(&rest[..offset])
+                let after = offset + c.len_utf8();
+                self.next = Some(start + after);
+                Some(if self.inclusive {
+                    &rest[..after]
+                } else {
+                    &rest[..offset]
+                })
             }
             None => {
                 self.next = None;
@@ -446,18 +532,108 @@ impl<P: CharPattern> StrPartKind for SplitKind<P> {
     where
         P: 'k;
 
-    /// A part can start anywhere from 0 to the length itself (after a final separator, or in
-    /// an empty string).
-    fn positions(text: &str) -> usize {
-        text.len() + 1
+    /// A `split` part can start anywhere from 0 to the length itself (after a final
+    /// separator, or in an empty string); the others never start at the length.
+    fn positions(&self, text: &str) -> usize {
+        match self.ends {
+            SplitEnds::Split => text.len() + 1,
+            SplitEnds::Terminator | SplitEnds::Inclusive => text.len(),
+        }
     }
 
     fn parts<'t, 'k>(&'k self, text: &'t str, start: usize, end: usize) -> SplitParts<'t, 'k, P> {
         SplitParts {
             text,
             separator: &self.separator,
+            inclusive: self.ends == SplitEnds::Inclusive,
             next: self.part_start(text, start, end),
             limit: end,
         }
+    }
+}
+
+/// The sequential side of `par_match_indices`: the matching chars of a slice, with their
+/// offsets in the whole string.
+#[derive(Debug, Clone)]
+pub struct OffsetMatches<'t, 'k, P> {
+    text: &'t str,
+    chars: CharIndices<'t>,
+    offset: usize,
+    pattern: &'k P,
+}
+
+impl<'t, P: CharPattern> Iterator for OffsetMatches<'t, '_, P> {
+    type Item = (usize, &'t str);
+
+    fn next(&mut self) -> Option<(usize, &'t str)> {
+        let (index, c) = self.chars.find(|&(_, c)| self.pattern.matches(c))?;
+        let at = self.offset + index;
+        Some((at, &self.text[at..at + c.len_utf8()]))
+    }
+}
+
+/// The matches of `pattern` among the chars starting in `start..end`.
+fn offset_matches<'t, 'k, P>(
+    text: &'t str,
+    pattern: &'k P,
+    start: usize,
+    end: usize,
+) -> OffsetMatches<'t, 'k, P> {
+    let offset = ceil_char_boundary(text, start);
+    OffsetMatches {
+        text,
+        chars: text[offset..ceil_char_boundary(text, end)].char_indices(),
+        offset,
+        pattern,
+    }
+}
+
+/// Marker of [`ParallelString::par_match_indices`], holding the pattern.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchIndicesKind<P> {
+    pattern: P,
+}
+
+impl<P: CharPattern> StrPartKind for MatchIndicesKind<P> {
+    type Item<'t> = (usize, &'t str);
+    type Iter<'t, 'k>
+        = OffsetMatches<'t, 'k, P>
+    where
+        P: 'k;
+
+    fn parts<'t, 'k>(&'k self, text: &'t str, start: usize, end: usize) -> Self::Iter<'t, 'k> {
+        offset_matches(text, &self.pattern, start, end)
+    }
+}
+
+/// Marker of [`ParallelString::par_matches`], holding the pattern.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchesKind<P> {
+    pattern: P,
+}
+
+impl<P: CharPattern> StrPartKind for MatchesKind<P> {
+    type Item<'t> = &'t str;
+    type Iter<'t, 'k>
+        = std::iter::Map<OffsetMatches<'t, 'k, P>, fn((usize, &'t str)) -> &'t str>
+    where
+        P: 'k;
+
+    fn parts<'t, 'k>(&'k self, text: &'t str, start: usize, end: usize) -> Self::Iter<'t, 'k> {
+        offset_matches(text, &self.pattern, start, end).map(|(_, matched)| matched)
+    }
+}
+
+/// Marker of [`ParallelString::par_encode_utf16`].
+#[derive(Debug, Clone, Copy)]
+pub struct EncodeUtf16Kind;
+
+impl StrPartKind for EncodeUtf16Kind {
+    type Item<'t> = u16;
+    type Iter<'t, 'k> = EncodeUtf16<'t>;
+
+    fn parts<'t>(&self, text: &'t str, start: usize, end: usize) -> EncodeUtf16<'t> {
+        // A char's code units all come from the piece where the char starts.
+        text[ceil_char_boundary(text, start)..ceil_char_boundary(text, end)].encode_utf16()
     }
 }

@@ -63,6 +63,20 @@ fn string_parts_match_std() {
             );
             let multi: Vec<&str> = t.par_split(['\n', 'é', '🦀']).collect();
             assert_eq!(multi, t.split(['\n', 'é', '🦀']).collect::<Vec<_>>());
+            for sep in [',', '\n', 'é'] {
+                let terminated: Vec<&str> = t.par_split_terminator(sep).collect();
+                assert_eq!(terminated, t.split_terminator(sep).collect::<Vec<_>>());
+                let inclusive: Vec<&str> = t.par_split_inclusive(sep).collect();
+                assert_eq!(inclusive, t.split_inclusive(sep).collect::<Vec<_>>());
+                let matches: Vec<&str> = t.par_matches(sep).collect();
+                assert_eq!(matches, t.matches(sep).collect::<Vec<_>>());
+                let indices: Vec<(usize, &str)> = t.par_match_indices(sep).collect();
+                assert_eq!(indices, t.match_indices(sep).collect::<Vec<_>>());
+            }
+            let wide: Vec<&str> = t.par_matches(|c: char| !c.is_ascii()).collect();
+            assert_eq!(wide, t.matches(|c: char| !c.is_ascii()).collect::<Vec<_>>());
+            let units: Vec<u16> = t.par_encode_utf16().collect();
+            assert_eq!(units, t.encode_utf16().collect::<Vec<_>>());
             let by_fn: Vec<&str> = t.par_split(char::is_whitespace).collect();
             assert_eq!(by_fn, t.split(char::is_whitespace).collect::<Vec<_>>());
             let count = t.par_lines().filter(|l| l.contains('a')).count();
