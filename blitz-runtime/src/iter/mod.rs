@@ -41,6 +41,7 @@ mod pair;
 mod parallel_iterator;
 mod slice;
 mod slice_pieces;
+mod slice_split;
 mod sources;
 mod string;
 #[cfg(all(test, not(loom)))]
@@ -74,7 +75,13 @@ pub use map::{Cloned, Copied, Inspect, Map, MapInit, MapWith, Update};
 pub use multizip::MultiZip;
 pub use parallel_iterator::ParallelIterator;
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
-pub use slice_pieces::{ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksMut, ParWindows};
+pub use slice_pieces::{
+    ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksExact, ParRChunksExactMut,
+    ParRChunksMut, ParWindows,
+};
+pub use slice_split::{
+    ChunkByCut, SliceCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut,
+};
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
 pub use string::{
     AsciiWhitespaceKind, CharIndicesKind, CharPattern, CharsKind, EncodeUtf16Kind, LinesKind,

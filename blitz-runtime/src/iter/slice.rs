@@ -4,8 +4,10 @@
 use std::cmp::Ordering;
 
 use super::slice_pieces::{
-    ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksMut, ParWindows,
+    ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksExact, ParRChunksExactMut,
+    ParRChunksMut, ParWindows,
 };
+use super::slice_split::{ChunkByCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::{ChunksMutSource, ChunksSource, ParallelSource, chunks, chunks_mut};
 
@@ -84,6 +86,74 @@ pub trait ParallelSlice<T: Sync> {
     fn par_rchunks(&self, chunk_size: usize) -> ParRChunks<'_, T> {
         ParRChunks::new(self.as_parallel_slice(), chunk_size)
     }
+
+    /// A parallel iterator over chunks of exactly `chunk_size` items counted from the end; the
+    /// items left over at the start are in no chunk (see [`ParRChunksExact::remainder`]), as
+    /// [`slice::rchunks_exact`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks = v.par_rchunks_exact(2);
+    /// assert_eq!(chunks.remainder(), [1]);
+    /// assert_eq!(chunks.collect::<Vec<_>>(), [&[4, 5][..], &[2, 3]]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn par_rchunks_exact(&self, chunk_size: usize) -> ParRChunksExact<'_, T> {
+        ParRChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// A parallel iterator over the parts between the items `separator` holds for (which are
+    /// left out), as [`slice::split`]: a separator at either end or two in a row give an empty
+    /// part.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 0, 2, 3, 0, 0, 4];
+    /// let parts: Vec<&[i32]> = v.par_split(|&x| x == 0).collect();
+    /// assert_eq!(parts, [&[1][..], &[2, 3], &[], &[4]]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> SliceParts<'_, T, SplitCut<P>>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SliceParts::new(self.as_parallel_slice(), SplitCut::new(separator))
+    }
+
+    /// A parallel iterator over the parts that each end with an item `separator` holds for,
+    /// and a last part without one, as [`slice::split_inclusive`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 0, 2, 3, 0, 4];
+    /// let parts: Vec<&[i32]> = v.par_split_inclusive(|&x| x == 0).collect();
+    /// assert_eq!(parts, [&[1, 0][..], &[2, 3, 0], &[4]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SliceParts<'_, T, SplitInclusiveCut<P>>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SliceParts::new(self.as_parallel_slice(), SplitInclusiveCut::new(separator))
+    }
+
+    /// A parallel iterator over the runs of items in which `same` holds for every item and the
+    /// one after it, as [`slice::chunk_by`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 1, 2, 3, 3, 3];
+    /// let runs: Vec<&[i32]> = v.par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(runs, [&[1, 1][..], &[2], &[3, 3, 3]]);
+    /// ```
+    fn par_chunk_by<P>(&self, same: P) -> SliceParts<'_, T, ChunkByCut<P>>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        SliceParts::new(self.as_parallel_slice(), ChunkByCut::new(same))
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -132,6 +202,82 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0.
     fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ParChunksExactMut<'_, T> {
         ParChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// A parallel iterator over mutable chunks of exactly `chunk_size` items counted from the
+    /// end; the items left over at the start are in no chunk (see
+    /// [`ParRChunksExactMut::into_remainder`]), as [`slice::rchunks_exact_mut`].
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [0; 5];
+    /// v.par_rchunks_exact_mut(2).enumerate().for_each(|(i, c)| c.fill(i + 1));
+    /// assert_eq!(v, [0, 2, 2, 1, 1]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> ParRChunksExactMut<'_, T> {
+        ParRChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Like [`par_split`](ParallelSlice::par_split), with the parts mutable. The parts'
+    /// bounds are found first, in parallel over the slice shared, so the items must be `Sync`
+    /// too.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [3, 1, 0, 5, 4, 0, 2];
+    /// v.par_split_mut(|&x| x == 0).for_each(|part| part.sort());
+    /// assert_eq!(v, [1, 3, 0, 4, 5, 0, 2]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SlicePartsMut<'_, T, SplitCut<P>>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+        T: Sync,
+    {
+        SlicePartsMut::new(self.as_parallel_slice_mut(), SplitCut::new(separator))
+    }
+
+    /// Like [`par_split_inclusive`](ParallelSlice::par_split_inclusive), with the parts
+    /// mutable (the items must be `Sync` too, see [`par_split_mut`](Self::par_split_mut)).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [3, 1, 0, 5, 4, 0];
+    /// v.par_split_inclusive_mut(|&x| x == 0).for_each(|part| part.reverse());
+    /// assert_eq!(v, [0, 1, 3, 0, 4, 5]);
+    /// ```
+    fn par_split_inclusive_mut<P>(
+        &mut self,
+        separator: P,
+    ) -> SlicePartsMut<'_, T, SplitInclusiveCut<P>>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+        T: Sync,
+    {
+        SlicePartsMut::new(
+            self.as_parallel_slice_mut(),
+            SplitInclusiveCut::new(separator),
+        )
+    }
+
+    /// Like [`par_chunk_by`](ParallelSlice::par_chunk_by), with the runs mutable (the items
+    /// must be `Sync` too, see [`par_split_mut`](Self::par_split_mut)).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 1, 2, 0];
+    /// v.par_chunk_by_mut(|a, b| a < b).for_each(|run| run.reverse());
+    /// assert_eq!(v, [3, 2, 1, 2, 1, 0]);
+    /// ```
+    fn par_chunk_by_mut<P>(&mut self, same: P) -> SlicePartsMut<'_, T, ChunkByCut<P>>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+        T: Sync,
+    {
+        SlicePartsMut::new(self.as_parallel_slice_mut(), ChunkByCut::new(same))
     }
 
     /// A parallel iterator over mutable chunks of `chunk_size` items counted from the end,

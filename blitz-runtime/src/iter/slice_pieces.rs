@@ -1,6 +1,8 @@
 //! More ways to cut a slice into pieces: `par_windows`, `par_chunks_exact(_mut)`,
-//! `par_rchunks(_mut)`. Each type is both the parallel iterator and its producer: a piece is
-//! a sub-slice, split by index arithmetic, and runs as the matching `std` slice iterator.
+//! `par_rchunks(_mut)`, `par_rchunks_exact(_mut)`. Each type but the last two is both the
+//! parallel iterator and its producer: a piece is a sub-slice, split by index arithmetic, and
+//! runs as the matching `std` slice iterator; `par_rchunks_exact` is `par_rchunks` over the
+//! slice without its remainder.
 
 use std::slice;
 
@@ -297,3 +299,93 @@ impl<'data, T> IntoIterator for ParRChunksMut<'data, T> {
 }
 
 own_producer!(ParRChunksMut<T: Send> => &'data mut [T]);
+
+/// The iterator of
+/// [`ParallelSlice::par_rchunks_exact`](super::ParallelSlice::par_rchunks_exact): the chunks
+/// of `par_rchunks` over the slice without its first `len % size` items.
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct ParRChunksExact<'data, T> {
+    chunks: ParRChunks<'data, T>,
+    remainder: &'data [T],
+}
+
+impl<'data, T> ParRChunksExact<'data, T> {
+    pub(super) fn new(slice: &'data [T], size: usize) -> Self {
+        assert!(size != 0, "par_rchunks_exact: the chunk size must not be 0");
+        let (remainder, whole) = slice.split_at(slice.len() % size);
+        ParRChunksExact {
+            chunks: ParRChunks::new(whole, size),
+            remainder,
+        }
+    }
+
+    /// The items at the start that do not fill a chunk (fewer than the chunk size).
+    pub fn remainder(&self) -> &'data [T] {
+        self.remainder
+    }
+}
+
+impl<'data, T: Sync> ParallelIterator for ParRChunksExact<'data, T> {
+    type Item = &'data [T];
+
+    fn with_producer<CB: ProducerCallback<&'data [T]>>(self, callback: CB) -> CB::Output {
+        callback.call(self.chunks)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.chunks.par_len())
+    }
+}
+
+impl<T: Sync> IndexedParallelIterator for ParRChunksExact<'_, T> {
+    fn len(&self) -> usize {
+        self.chunks.par_len()
+    }
+}
+
+/// The iterator of
+/// [`ParallelSliceMut::par_rchunks_exact_mut`](super::ParallelSliceMut::par_rchunks_exact_mut).
+#[derive(Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct ParRChunksExactMut<'data, T> {
+    chunks: ParRChunksMut<'data, T>,
+    remainder: &'data mut [T],
+}
+
+impl<'data, T> ParRChunksExactMut<'data, T> {
+    pub(super) fn new(slice: &'data mut [T], size: usize) -> Self {
+        assert!(
+            size != 0,
+            "par_rchunks_exact_mut: the chunk size must not be 0"
+        );
+        let (remainder, whole) = slice.split_at_mut(slice.len() % size);
+        ParRChunksExactMut {
+            chunks: ParRChunksMut::new(whole, size),
+            remainder,
+        }
+    }
+
+    /// The items at the start that do not fill a chunk (fewer than the chunk size).
+    pub fn into_remainder(self) -> &'data mut [T] {
+        self.remainder
+    }
+}
+
+impl<'data, T: Send> ParallelIterator for ParRChunksExactMut<'data, T> {
+    type Item = &'data mut [T];
+
+    fn with_producer<CB: ProducerCallback<&'data mut [T]>>(self, callback: CB) -> CB::Output {
+        callback.call(self.chunks)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.chunks.par_len())
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for ParRChunksExactMut<'_, T> {
+    fn len(&self) -> usize {
+        self.chunks.par_len()
+    }
+}

@@ -197,6 +197,51 @@ fn collections_slices_and_searches_match_std() {
                     .for_each(|(i, c)| c[0] = i as u64);
                 assert_eq!(a, b);
             }
+            for size in [1, 3, 64] {
+                let exact = v.par_rchunks_exact(size);
+                assert_eq!(exact.remainder(), v.rchunks_exact(size).remainder());
+                let e: Vec<&[u64]> = exact.collect();
+                assert_eq!(e, v.rchunks_exact(size).collect::<Vec<_>>());
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_rchunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c.fill(i as u64));
+                b.rchunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c.fill(i as u64));
+                assert_eq!(a, b);
+            }
+            // Slices cut by predicates: common, rare and absent separators.
+            for modulus in [2, 5, 1000, u64::MAX] {
+                let sep = |x: &u64| x.is_multiple_of(modulus) && modulus != u64::MAX;
+                let parts: Vec<&[u64]> = v.par_split(sep).collect();
+                assert_eq!(parts, v.split(sep).collect::<Vec<_>>());
+                let inclusive: Vec<&[u64]> = v.par_split_inclusive(sep).collect();
+                assert_eq!(inclusive, v.split_inclusive(sep).collect::<Vec<_>>());
+                let same = |a: &u64, b: &u64| a % modulus <= b % modulus;
+                let runs: Vec<&[u64]> = v.par_chunk_by(same).collect();
+                assert_eq!(runs, v.chunk_by(same).collect::<Vec<_>>());
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.par_split_mut(sep).for_each(|p| p.reverse());
+                b.split_mut(sep).for_each(|p| p.reverse());
+                assert_eq!(a, b);
+                a.par_split_inclusive_mut(sep)
+                    .for_each(|p| p.rotate_left(p.len() / 2));
+                b.split_inclusive_mut(sep)
+                    .for_each(|p| p.rotate_left(p.len() / 2));
+                assert_eq!(a, b);
+                a.par_chunk_by_mut(same).for_each(|p| p.sort_unstable());
+                b.chunk_by_mut(same).for_each(|p| p.sort_unstable());
+                assert_eq!(a, b);
+                assert_eq!(a.par_split_mut(sep).count(), b.split(sep).count());
+            }
+            // Zero-sized items: the parts are found by position, not by address.
+            let units = vec![(); v.len()];
+            let unit_parts: Vec<usize> =
+                units.par_chunk_by(|_, _| false).map(<[()]>::len).collect();
+            assert_eq!(unit_parts, vec![1; v.len()]);
+            let mut units = units;
+            assert_eq!(units.par_chunk_by_mut(|_, _| false).count(), v.len());
             // Searches and early ends.
             let parse = |x: &u64| (x % 7 == 3).then_some(x / 7);
             assert_eq!(v.par_iter().find_map_first(parse), v.iter().find_map(parse));
