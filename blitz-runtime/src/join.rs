@@ -508,6 +508,51 @@ where
     with_worker(|worker| worker.join(|_| a(), |_| b()))
 }
 
+/// Where a closure of [`join_context`] runs, relative to the caller (rayon's `FnContext`).
+#[derive(Debug, Clone, Copy)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// True if the closure runs on another thread than the one that called `join_context`:
+    /// the second closure, taken by an idle worker; or either, when `join_context` was called
+    /// outside every pool and handed its work to the global pool.
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// [`join`], telling each closure whether it runs on another thread than the caller (see
+/// [`FnContext::migrated`]), as rayon's `join_context` does: for work that wants to split
+/// further only where it was stolen, or to know whether thread-local state is the caller's.
+///
+/// ```
+/// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (a, b) = pool.install(|| blitz::join_context(|ctx| ctx.migrated(), |_| 2));
+/// assert_eq!((a, b), (false, 2));
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let outside = Worker::current().is_none();
+    with_worker(move |worker| {
+        let joiner = worker.index();
+        worker.join(
+            |_| a(FnContext { migrated: outside }),
+            |thief| {
+                b(FnContext {
+                    migrated: outside || thief.index() != joiner,
+                })
+            },
+        )
+    })
+}
+
 /// Runs `op` with a worker context: the current thread's worker if it is one, otherwise a
 /// worker of the global pool (the calling thread blocks until `op` returns).
 ///

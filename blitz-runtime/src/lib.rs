@@ -46,9 +46,10 @@ mod test_rng;
 pub(crate) mod threads;
 pub(crate) mod unwind;
 mod watch;
+mod yielding;
 
 pub use broadcast::{BroadcastContext, broadcast};
-pub use join::{join, with_worker};
+pub use join::{FnContext, join, join_context, with_worker};
 pub use loops::{
     ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,
     ParallelSource, all, any, chunks, chunks_mut, enumerate, enumerate_mut, find_any,
@@ -63,6 +64,7 @@ pub use scope::{Scope, in_place_scope, scope};
 #[doc(hidden)]
 pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
 pub use spawn::spawn;
+pub use yielding::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
 /// What the facade's `__private` module re-exports for the code `#[parallel]` generates, and
 /// nothing else uses. Not a public API: it may change in any release.

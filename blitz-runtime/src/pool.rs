@@ -12,6 +12,7 @@ use crate::scope::{Scope, scope_in_worker, scope_on};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::spawn_in;
 use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
+use crate::yielding::{Yield, yield_on};
 
 /// The environment variable that sets the default number of threads.
 ///
@@ -505,9 +506,24 @@ impl ThreadPool {
     /// The index of the current thread in this pool, or `None` if it is not one of this
     /// pool's workers.
     pub fn current_thread_index(&self) -> Option<usize> {
-        Worker::current()
-            .filter(|w| Arc::ptr_eq(w.registry(), &self.registry))
-            .map(Worker::index)
+        self.current_worker().map(Worker::index)
+    }
+
+    /// [`yield_now`](crate::yield_now) if the current thread is a worker of this pool, else
+    /// `None`.
+    pub fn yield_now(&self) -> Option<Yield> {
+        self.current_worker().map(|worker| yield_on(worker, false))
+    }
+
+    /// [`yield_local`](crate::yield_local) if the current thread is a worker of this pool,
+    /// else `None`.
+    pub fn yield_local(&self) -> Option<Yield> {
+        self.current_worker().map(|worker| yield_on(worker, true))
+    }
+
+    /// The current thread's worker, if it is one of this pool's.
+    fn current_worker(&self) -> Option<&'static Worker> {
+        Worker::current().filter(|w| Arc::ptr_eq(w.registry(), &self.registry))
     }
 
     /// How many workers are asleep right now (blocked in the sleep protocol). A snapshot, for

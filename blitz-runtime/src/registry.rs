@@ -504,6 +504,12 @@ impl Worker {
         unsafe { &*self.deque }
     }
 
+    /// True if jobs wait in our deque or we hold private forks (see
+    /// [`crate::current_thread_has_pending_tasks`]).
+    pub(crate) fn has_pending_tasks(&self) -> bool {
+        !self.deque().is_empty() || self.has_private_frames()
+    }
+
     /// The capacity of this worker's deque buffer (for tests of its shrinking).
     #[cfg(all(test, not(loom)))]
     pub(crate) fn deque_capacity(&self) -> usize {
@@ -638,6 +644,33 @@ impl Worker {
         return self.registry.outside_watch.keep_awake(self.index);
         #[cfg(loom)]
         false
+    }
+
+    /// Runs one pending job, if there is one: from our own deque only when `local_only`,
+    /// otherwise from anywhere `find_work` looks (see [`crate::yield_now`]). True if a job ran.
+    pub(crate) fn run_one_pending_job(&self, local_only: bool) -> bool {
+        // A peer may be asking: offer it our oldest private frame first, as a wait does.
+        self.poll_work_request();
+        let found = if local_only {
+            self.take_local_job().map(|job| (job, false))
+        } else {
+            self.find_work()
+        };
+        let Some((job, injected)) = found else {
+            return false;
+        };
+        // A job's frame may be further up this stack, as for a waiting worker: an unwind
+        // here would free it under a thread that still uses it. Jobs catch their own panics.
+        let abort = AbortOnUnwind::new(
+            "a panic escaped a job run by a yielding worker (a bug in the runtime: jobs catch \
+             their own panics)",
+        );
+        self.execute(job);
+        abort.disarm();
+        if injected {
+            self.outside_job_done();
+        }
+        true
     }
 
     /// Runs other work until `latch` is set: spins through the idle rounds (running anything it
