@@ -3,9 +3,9 @@
 use std::cmp::Ordering;
 
 use super::{
-    Chunks, Enumerate, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest,
-    IntoParallelIterator, ParallelIterator, Positions, Rev, Skip, StepBy, Take, Zip, collect,
-    consumers,
+    Chunks, Enumerate, ExponentialBlocks, FoldChunks, FoldChunksWith, Interleave,
+    InterleaveShortest, IntoParallelIterator, ParallelIterator, Positions, Rev, Skip, StepBy, Take,
+    UniformBlocks, Zip, collect, consumers,
 };
 
 /// A parallel iterator that yields exactly one item per index of its source, so that it knows
@@ -384,6 +384,37 @@ pub trait IndexedParallelIterator: ParallelIterator {
             self.partial_cmp(other),
             Some(Ordering::Greater | Ordering::Equal)
         )
+    }
+
+    /// Accepted for code written against rayon, where it runs the iterator in blocks of
+    /// growing size one after another; here it runs as `self` does, since the engine already
+    /// starts from the front and grows its pieces (see the `blocks` module docs).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let first = (0..1_000_000u32).into_par_iter().by_exponential_blocks().find_first(|&x| x > 10);
+    /// assert_eq!(first, Some(11));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Accepted for code written against rayon, where it runs the iterator in blocks of
+    /// `block_size` items one after another; here it runs as `self` does (see
+    /// [`by_exponential_blocks`](Self::by_exponential_blocks)).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let sum: u64 = (0..1000u64).into_par_iter().by_uniform_blocks(100).sum();
+    /// assert_eq!(sum, 499_500);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `block_size` is 0, as in rayon.
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        assert!(block_size != 0, "blitz: block size must be non-zero");
+        UniformBlocks::new(self)
     }
 
     /// The index of some item for which `predicate` holds (not necessarily the first).

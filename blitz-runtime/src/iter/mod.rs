@@ -23,6 +23,7 @@
 //!   among the others: the ordered searches (`find_first`, `position_last`, ...) rely on that.
 
 mod adaptors;
+mod blocks;
 mod bridge;
 mod chain;
 mod chunks;
@@ -34,6 +35,7 @@ mod generate;
 mod indexed;
 mod indexed_iterator;
 mod interleave;
+mod intersperse;
 mod into;
 mod map;
 mod multizip;
@@ -56,6 +58,7 @@ pub use adaptors::{
     Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldWith, MaxLen, MinLen,
     Positions,
 };
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::{Chunks, FoldChunks, FoldChunksWith};
@@ -70,6 +73,7 @@ pub use generate::{
 pub use indexed::{Enumerate, Rev, Skip, StepBy, Take, Zip};
 pub use indexed_iterator::IndexedParallelIterator;
 pub use interleave::{Interleave, InterleaveShortest};
+pub use intersperse::Intersperse;
 pub use into::{IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator};
 pub use map::{Cloned, Copied, Inspect, Map, MapInit, MapWith, Update};
 pub use multizip::MultiZip;

@@ -6,9 +6,10 @@ use std::iter::{Product, Sum};
 
 use super::{
     Chain, Cloned, Copied, Either, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter,
-    Fold, FoldWith, FromParallelIterator, Inspect, IntoParallelIterator, Map, MapInit, MapWith,
-    MaxLen, MinLen, PanicFuse, ParallelExtend, ProducerCallback, SkipAny, SkipAnyWhile, TakeAny,
-    TakeAnyWhile, Try, TryFold, TryFoldWith, Update, WhileSome, collect, consumers, try_ops,
+    Fold, FoldWith, FromParallelIterator, Inspect, Intersperse, IntoParallelIterator, Map, MapInit,
+    MapWith, MaxLen, MinLen, PanicFuse, ParallelExtend, ProducerCallback, SkipAny, SkipAnyWhile,
+    TakeAny, TakeAnyWhile, Try, TryFold, TryFoldWith, Update, WhileSome, collect, consumers,
+    try_ops,
 };
 
 /// A parallel iterator: rayon's `ParallelIterator`, run by Blitz's engine.
@@ -290,6 +291,23 @@ pub trait ParallelIterator: Sized + Send {
         C: IntoParallelIterator<Item = Self::Item>,
     {
         Chain::new(self, other.into_par_iter())
+    }
+
+    /// A clone of `separator` between every two items (rayon's `intersperse`). Indexed if
+    /// `self` is; otherwise the items are collected in order first.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v: Vec<i32> = (1..4).into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let csv: String = ["a", "b"].par_iter().copied().intersperse(",").collect();
+    /// assert_eq!(csv, "a,b");
+    /// ```
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, separator)
     }
 
     /// Never splits the source into pieces shorter than `min` (in source items): for items

@@ -231,6 +231,44 @@ fn adaptors_and_collect_match_std() {
             if must_pass == 0 {
                 assert!(rest.is_empty());
             }
+            // intersperse, over an indexed base and over a filtered one.
+            let spread = |items: Vec<u64>| -> Vec<u64> {
+                let mut out = Vec::new();
+                for (i, x) in items.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(1000);
+                    }
+                    out.push(x);
+                }
+                out
+            };
+            let indexed = v.par_iter().copied().intersperse(1000);
+            assert_eq!(indexed.len(), (2 * v.len()).saturating_sub(1));
+            let indexed: Vec<(usize, u64)> = indexed.enumerate().collect();
+            let expected = spread(v.clone());
+            assert_eq!(
+                indexed,
+                expected.iter().copied().enumerate().collect::<Vec<_>>()
+            );
+            let filtered: Vec<u64> = v
+                .par_iter()
+                .copied()
+                .filter(|x| x % 3 == 0)
+                .intersperse(1000)
+                .collect();
+            assert_eq!(
+                filtered,
+                spread(s.clone().copied().filter(|x| x % 3 == 0).collect())
+            );
+            let texts: String = v
+                .par_iter()
+                .map(u64::to_string)
+                .intersperse(",".into())
+                .collect();
+            assert_eq!(
+                texts,
+                s.clone().map(u64::to_string).collect::<Vec<_>>().join(",")
+            );
             let mut extended = vec![7u64];
             extended.par_extend(v.par_iter().map(|x| x + 1));
             assert_eq!(extended[0], 7);

@@ -132,6 +132,14 @@ fn searches_match_std() {
                 assert_eq!(v.par_iter().all(|x| !hit(x)), s.clone().all(|x| !hit(x)));
                 assert_eq!(v.par_iter().position_first(hit), s.clone().position(hit));
                 assert_eq!(v.par_iter().position_last(hit), s.clone().rposition(hit));
+                assert_eq!(
+                    v.par_iter().by_exponential_blocks().position_first(hit),
+                    s.clone().position(hit)
+                );
+                assert_eq!(
+                    v.par_iter().by_uniform_blocks(100).find_last(|x| hit(x)),
+                    s.clone().rev().find(|x| hit(x))
+                );
                 match v.par_iter().position_any(hit) {
                     Some(i) => assert!(hit(&v[i])),
                     None => assert!(!s.clone().any(hit)),
