@@ -1,6 +1,7 @@
 //! `par_iter()`, `par_iter_mut()` and `into_par_iter()` on the standard collections other than
 //! slices and `Vec`: hash and B-tree maps and sets, `VecDeque`, `LinkedList`, `BinaryHeap`,
-//! `Option` and arrays by value; and `par_drain` on `Vec` and `VecDeque`.
+//! `Option` and arrays by value; `par_drain(range)` on `Vec`, `VecDeque` and `String`, and
+//! `par_drain()` on the hash collections and `BinaryHeap`.
 //!
 //! A `VecDeque` is two slices, chained. The others cannot be split by index, so, as rayon does
 //! for them, their items (or references to them) are first gathered into a `Vec` on the
@@ -140,4 +141,63 @@ impl<T: Send> ParallelDrainRange for &mut VecDeque<T> {
     fn par_drain<R: RangeBounds<usize>>(self, range: R) -> VecIntoIter<T> {
         self.drain(range).collect::<Vec<T>>().into_par_iter()
     }
+}
+
+impl ParallelDrainRange for &mut String {
+    type Iter = VecIntoIter<char>;
+    type Item = char;
+
+    /// Removes the chars in the byte `range` and yields them.
+    ///
+    /// # Panics
+    ///
+    /// As `String::drain`: also if the range's ends are not on char boundaries.
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> VecIntoIter<char> {
+        self.drain(range).collect::<Vec<char>>().into_par_iter()
+    }
+}
+
+/// `par_drain()`: removes every item of a collection and yields them by value, as rayon's
+/// `ParallelDrainFull`, for the collections that cannot drain a range (hash maps and sets,
+/// `BinaryHeap`). The items are moved out in one sequential pass, then handed out in parallel;
+/// the collection is left empty, its memory kept.
+///
+/// ```
+/// use blitz::prelude::*;
+/// use std::collections::HashMap;
+/// let mut scores: HashMap<&str, u32> = [("a", 1), ("b", 2)].into_iter().collect();
+/// let total: u32 = scores.par_drain().map(|(_, v)| v).sum();
+/// assert_eq!(total, 3);
+/// assert!(scores.is_empty());
+/// ```
+pub trait ParallelDrainFull {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// The items.
+    type Item: Send;
+
+    /// Removes every item and yields them by value.
+    fn par_drain(self) -> Self::Iter;
+}
+
+macro_rules! drain_full {
+    ($(impl<$($gen:ident),*> for $collection:ty => $item:ty where [$($bound:tt)*];)*) => {$(
+        impl<$($gen),*> ParallelDrainFull for $collection
+        where
+            $($bound)*
+        {
+            type Iter = VecIntoIter<$item>;
+            type Item = $item;
+
+            fn par_drain(self) -> VecIntoIter<$item> {
+                self.drain().collect::<Vec<$item>>().into_par_iter()
+            }
+        }
+    )*};
+}
+
+drain_full! {
+    impl<K, V, S> for &mut HashMap<K, V, S> => (K, V) where [K: Send, V: Send];
+    impl<T, S> for &mut HashSet<T, S> => T where [T: Send];
+    impl<T> for &mut BinaryHeap<T> => T where [T: Send];
 }

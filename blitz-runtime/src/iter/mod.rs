@@ -63,7 +63,7 @@ pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::{Chunks, FoldChunks, FoldChunksWith};
 pub use collect::{FromParallelIterator, ParallelExtend};
-pub use collections::ParallelDrainRange;
+pub use collections::{ParallelDrainFull, ParallelDrainRange};
 pub use early_exit::{PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile, WhileSome};
 /// The item type of [`ParallelIterator::partition_map`] (the `either` crate's, as in rayon).
 pub use either::Either;
@@ -134,7 +134,8 @@ pub trait ProducerCallback<T> {
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange,
-        ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelString,
     };
 }

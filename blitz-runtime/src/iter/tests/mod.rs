@@ -274,6 +274,32 @@ fn fallible_folds_and_per_piece_values_match_std() {
             let drained: Vec<u64> = kept.par_drain(lo..hi).collect();
             assert_eq!(drained, v[lo..hi]);
             assert_eq!(kept, [&v[..lo], &v[hi..]].concat());
+            // par_drain(): the whole collection comes out, the collection is left empty.
+            let mut map: std::collections::HashMap<usize, u64> =
+                v.iter().copied().enumerate().collect();
+            let mut pairs: Vec<(usize, u64)> = map.par_drain().collect();
+            pairs.sort_unstable();
+            assert_eq!(pairs, v.iter().copied().enumerate().collect::<Vec<_>>());
+            assert!(map.is_empty());
+            let mut heap: std::collections::BinaryHeap<u64> = v.iter().copied().collect();
+            assert_eq!(heap.par_drain().sum::<u64>(), v.iter().sum::<u64>());
+            assert!(heap.is_empty());
+            let mut set: std::collections::HashSet<u64> = v.iter().copied().collect();
+            let distinct = set.len();
+            assert_eq!(set.par_drain().count(), distinct);
+            assert!(set.is_empty());
+            let mut text: String = v
+                .iter()
+                .map(|x| char::from_u32(0x61 + (*x % 1000) as u32).unwrap())
+                .collect();
+            let (a, b) = (
+                text.char_indices().nth(lo).map_or(text.len(), |p| p.0),
+                text.len(),
+            );
+            let expected: String = text[a..b].to_string();
+            let drained: String = text.par_drain(a..b).collect();
+            assert_eq!(drained, expected);
+            assert_eq!(text.len(), a);
         }
     });
 }
