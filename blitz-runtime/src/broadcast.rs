@@ -41,6 +41,10 @@ pub struct BroadcastContext<'a> {
 }
 
 impl<'a> BroadcastContext<'a> {
+    pub(crate) fn new(worker: &'a Worker) -> Self {
+        BroadcastContext { worker }
+    }
+
     /// The index of the worker running this call, `0..num_threads()`.
     pub fn index(&self) -> usize {
         self.worker.index()

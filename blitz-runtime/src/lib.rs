@@ -63,7 +63,7 @@ pub use registry::Worker;
 pub use scope::{Scope, in_place_scope, scope};
 #[doc(hidden)]
 pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
-pub use spawn::spawn;
+pub use spawn::{spawn, spawn_broadcast};
 pub use yielding::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
 /// What the facade's `__private` module re-exports for the code `#[parallel]` generates, and

@@ -10,7 +10,7 @@ use crate::broadcast::{BroadcastContext, broadcast_in_worker};
 use crate::registry::{Registry, Worker};
 use crate::scope::{Scope, scope_in_worker, scope_on};
 use crate::sleep::MAX_THREADS;
-use crate::spawn::spawn_in;
+use crate::spawn::{spawn_broadcast_in, spawn_in};
 use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
 use crate::yielding::{Yield, yield_on};
 
@@ -496,6 +496,14 @@ impl ThreadPool {
     {
         self.registry
             .in_worker(|worker| broadcast_in_worker(worker, &op))
+    }
+
+    /// [`spawn_broadcast`](crate::spawn_broadcast) on this pool.
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        spawn_broadcast_in(&self.registry, op);
     }
 
     /// The number of worker threads in this pool.

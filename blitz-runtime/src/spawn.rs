@@ -1,4 +1,4 @@
-//! Fire-and-forget tasks: [`spawn`] (rayon-core semantics).
+//! Fire-and-forget tasks: [`spawn`] and [`spawn_broadcast`] (rayon-core semantics).
 //!
 //! A spawned task is a boxed job ([`HeapJob`]) that owns its closure. Nobody waits for it, so
 //! two things that a join or a scope would do fall to the task itself:
@@ -16,6 +16,7 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
+use crate::broadcast::BroadcastContext;
 use crate::job::HeapJob;
 use crate::pool::global_registry;
 use crate::registry::{Registry, Worker};
@@ -75,6 +76,63 @@ where
     registry.inject_or_push(job_ref);
 }
 
+/// Runs `op` asynchronously once on every worker of the current pool (the pool of the current
+/// worker thread, or the global pool from outside every pool), without waiting: [`spawn`]'s
+/// form of [`broadcast`](crate::broadcast).
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (tx, rx) = mpsc::channel();
+/// pool.spawn_broadcast(move |ctx| tx.send(ctx.index()).unwrap());
+/// let mut seen: Vec<usize> = rx.iter().take(2).collect();
+/// seen.sort();
+/// assert_eq!(seen, [0, 1]);
+/// ```
+///
+/// # Panics
+///
+/// As for [`spawn`]: a panic in a call goes to the pool's panic handler, and without one the
+/// process aborts; called from a pool's exit handler on that pool, `spawn_broadcast` panics.
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let registry = match Worker::current() {
+        Some(worker) => worker.registry(),
+        None => global_registry(),
+    };
+    spawn_broadcast_in(registry, op);
+}
+
+/// [`spawn_broadcast`] on the pool of `registry`.
+pub(crate) fn spawn_broadcast_in<OP>(registry: &Arc<Registry>, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let op = Arc::new(op);
+    let jobs: Vec<_> = (0..registry.num_threads())
+        .map(|_| {
+            // Before each job exists: the pool must not terminate while it is pending.
+            registry.increment_terminate_count();
+            let job_registry = Arc::clone(registry);
+            let op = Arc::clone(&op);
+            let job = HeapJob::new(move |worker: &Worker| {
+                let call = || op(BroadcastContext::new(worker));
+                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(call)) {
+                    job_registry.handle_panic(payload, PanicSource::SpawnedTask);
+                }
+                job_registry.terminate();
+            });
+            // SAFETY: each job goes to one worker's broadcast queue and runs exactly once;
+            // it borrows nothing (`'static`).
+            unsafe { job.into_job_ref() }
+        })
+        .collect();
+    registry.inject_broadcast(jobs.into_iter());
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -98,6 +156,40 @@ mod tests {
         }
         drop(pool);
         assert_eq!(count.load(Ordering::Relaxed), 200);
+    }
+
+    #[test]
+    fn spawn_broadcast_runs_once_on_every_worker_and_the_pool_waits_for_it() {
+        crate::test_panics::quiet_planted_panics();
+        let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..3).map(|_| AtomicUsize::new(0)).collect());
+        let panics = Arc::new(AtomicUsize::new(0));
+        let seen_panics = Arc::clone(&panics);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(3)
+            .panic_handler(move |_| {
+                seen_panics.fetch_add(1, Ordering::Relaxed);
+            })
+            .build()
+            .unwrap();
+        for round in 0..10 {
+            let runs = Arc::clone(&runs);
+            pool.spawn_broadcast(move |ctx| {
+                runs[ctx.index()].fetch_add(1, Ordering::Relaxed);
+                // A panicking call reaches the handler; the others still run.
+                assert!(!(round == 3 && ctx.index() == 1), "planted");
+            });
+        }
+        // From a worker too: that path finds the pool from the thread.
+        let inner = Arc::clone(&runs);
+        pool.install(move || {
+            spawn_broadcast(move |ctx| {
+                inner[ctx.index()].fetch_add(1, Ordering::Relaxed);
+            })
+        });
+        drop(pool);
+        let counts: Vec<usize> = runs.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        assert_eq!(counts, [11, 11, 11]);
+        assert_eq!(panics.load(Ordering::Relaxed), 1);
     }
 
     /// A burst of spawns from one worker grows its deque far past `SHRINK_ABOVE`; once the
