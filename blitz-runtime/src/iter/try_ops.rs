@@ -218,19 +218,28 @@ where
         op: &op,
         stop: &stop,
     };
-    let combine = |a: I::Item, b: I::Item| match (a.branch(), b.branch()) {
+    run(iter, leaf, &stop, |a, b| combine_reduced(a, b, &op, &stop))
+}
+
+/// Combines two pieces' results of `try_reduce` (or `try_reduce_with`): the first failure of
+/// the two, or `op` of both values, which stops the search if it fails.
+fn combine_reduced<R, T, OP>(a: R, b: R, op: &OP, stop: &AnyHit) -> R
+where
+    R: Try<Output = T>,
+    OP: Fn(T, T) -> R,
+{
+    match (a.branch(), b.branch()) {
         (ControlFlow::Break(residual), _) | (_, ControlFlow::Break(residual)) => {
-            I::Item::from_residual(residual)
+            R::from_residual(residual)
         }
         (ControlFlow::Continue(a), ControlFlow::Continue(b)) => match op(a, b).branch() {
-            ControlFlow::Continue(value) => I::Item::from_output(value),
+            ControlFlow::Continue(value) => R::from_output(value),
             ControlFlow::Break(residual) => {
                 stop.hit();
-                I::Item::from_residual(residual)
+                R::from_residual(residual)
             }
         },
-    };
-    run(iter, leaf, &stop, combine)
+    }
 }
 
 /// The leaf of `try_reduce_with`: a piece's items combined from its first, `None` if it has
@@ -282,18 +291,7 @@ where
     };
     let combine = |a: Option<I::Item>, b: Option<I::Item>| match (a, b) {
         (None, only) | (only, None) => only,
-        (Some(a), Some(b)) => Some(match (a.branch(), b.branch()) {
-            (ControlFlow::Break(residual), _) | (_, ControlFlow::Break(residual)) => {
-                I::Item::from_residual(residual)
-            }
-            (ControlFlow::Continue(a), ControlFlow::Continue(b)) => match op(a, b).branch() {
-                ControlFlow::Continue(value) => I::Item::from_output(value),
-                ControlFlow::Break(residual) => {
-                    stop.hit();
-                    I::Item::from_residual(residual)
-                }
-            },
-        }),
+        (Some(a), Some(b)) => Some(combine_reduced(a, b, &op, &stop)),
     };
     run(iter, leaf, &stop, combine)
 }
