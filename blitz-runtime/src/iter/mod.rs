@@ -51,6 +51,7 @@ mod tests;
 mod try_fold;
 mod try_ops;
 mod until_flag;
+mod walk_tree;
 
 use crate::loops::ParallelSource;
 
@@ -94,6 +95,9 @@ pub use string::{
 };
 pub use try_fold::{TryFold, TryFoldWith};
 pub use try_ops::Try;
+pub use walk_tree::{
+    WalkTreePostfix, WalkTreePrefix, walk_tree, walk_tree_postfix, walk_tree_prefix,
+};
 
 /// Receives the source of a parallel iterator, wrapped in all its adaptors (see the module
 /// docs). Implemented by the consumers and adaptors; exposed so that new parallel iterators

@@ -398,3 +398,83 @@ fn split_cuts_where_the_splitter_allows_and_keeps_the_order() {
         }
     });
 }
+
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn tree_walks_match_a_recursive_walk() {
+    /// A tree as child lists: node `i`'s children are `children[i]`.
+    fn prefix(children: &[Vec<usize>], node: usize, out: &mut Vec<usize>) {
+        out.push(node);
+        for &c in &children[node] {
+            prefix(children, c, out);
+        }
+    }
+    fn postfix(children: &[Vec<usize>], node: usize, out: &mut Vec<usize>) {
+        for &c in &children[node] {
+            postfix(children, c, out);
+        }
+        out.push(node);
+    }
+    let mut rng = Rng(0x7ee5_0000_0000_0001);
+    let mut trees: Vec<Vec<Vec<usize>>> = Vec::new();
+    for size in lengths(&mut rng, 20_000).into_iter().filter(|&n| n > 0) {
+        // Random parents below each node: bushy near the root, uneven below.
+        let mut children = vec![Vec::new(); size];
+        for node in 1..size {
+            let parent = rng.below(node);
+            children[parent].push(node);
+        }
+        trees.push(children);
+    }
+    // A wide root and a path: shapes at both extremes.
+    trees.push(
+        vec![(1..5000).collect()]
+            .into_iter()
+            .chain(vec![Vec::new(); 4999])
+            .collect(),
+    );
+    let depth = 100_000;
+    trees.push(
+        (0..depth)
+            .map(|i| {
+                if i + 1 < depth {
+                    vec![i + 1]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect(),
+    );
+    on_pools(|| {
+        for children in &trees {
+            let kids = |&n: &usize| children[n].iter().copied();
+            let walked: Vec<usize> = crate::iter::walk_tree_prefix(0, kids).collect();
+            if children.len() < 50_000 {
+                let mut expected = Vec::new();
+                prefix(children, 0, &mut expected);
+                assert_eq!(walked, expected);
+                let mut expected = Vec::new();
+                postfix(children, 0, &mut expected);
+                let walked: Vec<usize> = crate::iter::walk_tree_postfix(0, kids).collect();
+                assert_eq!(walked, expected);
+            } else {
+                // Too deep for the recursive reference: a path's orders are known.
+                assert_eq!(walked, (0..depth).collect::<Vec<_>>());
+                let walked: Vec<usize> = crate::iter::walk_tree_postfix(0, kids).collect();
+                assert_eq!(walked, (0..depth).rev().collect::<Vec<_>>());
+            }
+            let sum: usize = crate::iter::walk_tree(0, kids).sum();
+            assert_eq!(sum, children.len() * (children.len() - 1) / 2);
+        }
+        // Owned nodes.
+        let names: Vec<String> = crate::iter::walk_tree_prefix(String::from("r"), |s: &String| {
+            if s.len() < 3 {
+                vec![format!("{s}a"), format!("{s}b")]
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+        assert_eq!(names, ["r", "ra", "raa", "rab", "rb", "rba", "rbb"]);
+    });
+}
