@@ -282,8 +282,11 @@ where
     where
         I: IntoParallelIterator<Item = Either<L, R>>,
     {
-        let (left, right) = partition_map_vecs(iter.into_par_iter(), |item| item);
-        (A::from_par_iter(left), B::from_par_iter(right))
+        let (left, right) = partition_map_pieces(iter.into_par_iter(), |item| item);
+        let (mut left_items, mut right_items) = (Vec::new(), Vec::new());
+        append_pieces(left, &mut left_items);
+        append_pieces(right, &mut right_items);
+        (A::from_par_iter(left_items), B::from_par_iter(right_items))
     }
 }
 
@@ -512,16 +515,16 @@ where
     }
 }
 
-/// `partition_map` into two `Vec`s, in order: each piece sorts its items into two `Vec`s of
-/// its own, which are then moved into place in parallel.
-pub(super) fn partition_map_vecs<I, P, L, R>(iter: I, predicate: P) -> (Vec<L>, Vec<R>)
+/// `partition_map` into two lists of `Vec`s, in order: each piece sorts its items into two
+/// `Vec`s of its own.
+pub(super) fn partition_map_pieces<I, P, L, R>(iter: I, predicate: P) -> (Vec<Vec<L>>, Vec<Vec<R>>)
 where
     I: ParallelIterator,
     P: Fn(I::Item) -> Either<L, R> + Sync,
     L: Send,
     R: Send,
 {
-    let (left_pieces, right_pieces) = run(
+    run(
         iter,
         PartitionLeaf(predicate),
         &NeverStop,
@@ -530,11 +533,7 @@ where
             r1.append(&mut r2);
             (l1, r1)
         },
-    );
-    let (mut left, mut right) = (Vec::new(), Vec::new());
-    append_pieces(left_pieces, &mut left);
-    append_pieces(right_pieces, &mut right);
-    (left, right)
+    )
 }
 
 /// Extends a collection with the items of a parallel iterator, in order: rayon's
@@ -554,6 +553,14 @@ pub trait ParallelExtend<T: Send> {
     fn par_extend<I>(&mut self, iter: I)
     where
         I: IntoParallelIterator<Item = T>;
+
+    /// Adds items the runtime has already gathered into `Vec`s, in order (`partition`'s
+    /// pieces): for a collection that `Extend`s, one sequential `extend` per piece, without
+    /// collecting the items again in parallel first.
+    #[doc(hidden)]
+    fn par_extend_gathered(&mut self, pieces: Vec<Vec<T>>) {
+        self.par_extend(pieces.into_par_iter().flatten());
+    }
 }
 
 impl<T: Send, C: Extend<T>> ParallelExtend<T> for C {
@@ -562,5 +569,11 @@ impl<T: Send, C: Extend<T>> ParallelExtend<T> for C {
         I: IntoParallelIterator<Item = T>,
     {
         self.extend(collect_vec(iter.into_par_iter()));
+    }
+
+    fn par_extend_gathered(&mut self, pieces: Vec<Vec<T>>) {
+        for piece in pieces {
+            self.extend(piece);
+        }
     }
 }

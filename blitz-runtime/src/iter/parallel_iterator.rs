@@ -813,10 +813,10 @@ pub trait ParallelIterator: Sized + Send {
         L: Send,
         R: Send,
     {
-        let (left, right) = collect::partition_map_vecs(self, predicate);
+        let (left, right) = collect::partition_map_pieces(self, predicate);
         let (mut a, mut b) = (A::default(), B::default());
-        a.par_extend(left);
-        b.par_extend(right);
+        a.par_extend_gathered(left);
+        b.par_extend_gathered(right);
         (a, b)
     }
 
