@@ -44,6 +44,13 @@ pub trait FromParallelIterator<T: Send>: Sized {
     fn from_par_iter<I>(iter: I) -> Self
     where
         I: IntoParallelIterator<Item = T>;
+
+    /// Builds the collection from items the runtime has already gathered in order (`unzip`'s
+    /// halves): a `Vec` takes them as they are, instead of collecting them again.
+    #[doc(hidden)]
+    fn from_gathered_vec(items: Vec<T>) -> Self {
+        Self::from_par_iter(items)
+    }
 }
 
 /// The leaf of in-place collection: writes a piece's items at `target + offset`.
@@ -193,50 +200,26 @@ fn collect_vec<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
     vec
 }
 
-impl<T: Send> FromParallelIterator<T> for Vec<T> {
-    fn from_par_iter<I>(iter: I) -> Self
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        collect_vec(iter.into_par_iter())
-    }
+/// Collections made from a `Vec` of the items by `From`/`Into`: the `Vec` is collected in
+/// parallel (in place when the length is known) and converted.
+macro_rules! collect_via_vec {
+    ($($collection:ty),*) => {$(
+        impl<T: Send> FromParallelIterator<T> for $collection {
+            fn from_par_iter<I>(iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = T>,
+            {
+                collect_vec(iter.into_par_iter()).into()
+            }
+
+            fn from_gathered_vec(items: Vec<T>) -> Self {
+                items.into()
+            }
+        }
+    )*};
 }
 
-impl<T: Send> FromParallelIterator<T> for VecDeque<T> {
-    fn from_par_iter<I>(iter: I) -> Self
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        collect_vec(iter.into_par_iter()).into()
-    }
-}
-
-impl<T: Send> FromParallelIterator<T> for Box<[T]> {
-    fn from_par_iter<I>(iter: I) -> Self
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        collect_vec(iter.into_par_iter()).into_boxed_slice()
-    }
-}
-
-impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
-    fn from_par_iter<I>(iter: I) -> Self
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        collect_vec(iter.into_par_iter()).into()
-    }
-}
-
-impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
-    fn from_par_iter<I>(iter: I) -> Self
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        collect_vec(iter.into_par_iter()).into()
-    }
-}
+collect_via_vec!(Vec<T>, VecDeque<T>, Box<[T]>, Rc<[T]>, Arc<[T]>);
 
 /// A `Cow` collects into its owned form (`Cow<str>` from `char`s, `Cow<[T]>` from `T`s).
 impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
@@ -286,7 +269,10 @@ where
         let (mut left_items, mut right_items) = (Vec::new(), Vec::new());
         append_pieces(left, &mut left_items);
         append_pieces(right, &mut right_items);
-        (A::from_par_iter(left_items), B::from_par_iter(right_items))
+        (
+            A::from_gathered_vec(left_items),
+            B::from_gathered_vec(right_items),
+        )
     }
 }
 
@@ -456,7 +442,7 @@ where
             (a, b)
         }
     };
-    (FromA::from_par_iter(a), FromB::from_par_iter(b))
+    (FromA::from_gathered_vec(a), FromB::from_gathered_vec(b))
 }
 
 /// The leaf of in-place `unzip`.
