@@ -2,8 +2,6 @@
 //! base. They share one producer, which splits the base at multiples of `size` and hands each
 //! chunk's items to a [`ChunkOp`]: collect them into a `Vec`, or fold them.
 
-use std::iter::Take;
-
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
@@ -13,7 +11,7 @@ trait ChunkOp<T>: Copy + Send {
     /// The chunk's item.
     type Output: Send;
 
-    /// Turns the chunk's items (at least one) into its item.
+    /// Turns the chunk's items into its item.
     fn apply<I: Iterator<Item = T>>(self, chunk: I) -> Self::Output;
 }
 
@@ -300,33 +298,48 @@ impl<P: ParallelSource, C: ChunkOp<P::Item>> ParallelSource for ChunksProducer<P
     }
 }
 
-impl<P: IntoIterator, C: ChunkOp<P::Item>> IntoIterator for ChunksProducer<P, C> {
+impl<P: ParallelSource, C: ChunkOp<P::Item>> IntoIterator for ChunksProducer<P, C> {
     type Item = C::Output;
-    type IntoIter = ChunksIter<P::IntoIter, C>;
+    type IntoIter = ChunksIter<P, C>;
 
     fn into_iter(self) -> Self::IntoIter {
         ChunksIter {
-            items: self.base.into_iter(),
+            rest: Some(self.base),
             size: self.size,
             op: self.op,
         }
     }
 }
 
-/// The sequential side of the chunk adaptors: one item per `size` items of the base.
-struct ChunksIter<I, C> {
-    items: I,
+/// The sequential side of the chunk adaptors: one item per `size` items of the base. Each
+/// chunk is split off the base's producer and run as its own sequential iterator, so a fold
+/// over a slice's chunk is the plain loop over a sub-slice (which LLVM vectorises).
+struct ChunksIter<P, C> {
+    /// The base items not chunked yet (`None` once they are all taken).
+    rest: Option<P>,
     size: usize,
     op: C,
 }
 
-impl<I: Iterator, C: ChunkOp<I::Item>> Iterator for ChunksIter<I, C> {
+impl<P: ParallelSource, C: ChunkOp<P::Item>> Iterator for ChunksIter<P, C> {
     type Item = C::Output;
 
     fn next(&mut self) -> Option<C::Output> {
-        let mut chunk: Take<&mut I> = self.items.by_ref().take(self.size);
-        // Peek for an item first: a chunk is never empty, so no op runs on nothing.
-        let first = chunk.next()?;
-        Some(self.op.apply(std::iter::once(first).chain(chunk)))
+        let rest = self.rest.take()?;
+        let len = rest.par_len();
+        if len == 0 {
+            return None;
+        }
+        let (chunk, tail) = rest.par_split_at(self.size.min(len));
+        self.rest = Some(tail);
+        Some(self.op.apply(chunk.into_iter()))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let chunks = self
+            .rest
+            .as_ref()
+            .map_or(0, |rest| rest.par_len().div_ceil(self.size));
+        (chunks, Some(chunks))
     }
 }
