@@ -684,7 +684,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// At most `n` of the items, whichever the pieces reach first (rayon's `take_any`); the
     /// pieces stop once `n` have been taken. For the first `n` in order, use
-    /// [`take`](IndexedParallelIterator::take).
+    /// [`take`](super::IndexedParallelIterator::take).
     ///
     /// ```
     /// use blitz::prelude::*;
@@ -698,7 +698,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// All but `n` of the items, whichever the pieces reach first being left out (rayon's
     /// `skip_any`). For all but the first `n` in order, use
-    /// [`skip`](IndexedParallelIterator::skip).
+    /// [`skip`](super::IndexedParallelIterator::skip).
     ///
     /// ```
     /// use blitz::prelude::*;
