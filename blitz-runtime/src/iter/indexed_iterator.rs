@@ -10,6 +10,17 @@ use super::{
 
 /// A parallel iterator that yields exactly one item per index of its source, so that it knows
 /// its length, can be zipped and enumerated, searched by position, and collected in place.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let a = vec![1u32, 2, 3, 4];
+/// let b = vec![10u32, 20, 30, 40];
+/// let it = a.par_iter().zip(&b).map(|(x, y)| x * y);
+/// assert_eq!(it.len(), 4);
+/// let products: Vec<u32> = a.par_iter().zip(&b).map(|(x, y)| x * y).collect();
+/// assert_eq!(products, [10, 40, 90, 160]);
+/// assert_eq!(products.par_iter().position_first(|&p| p > 50), Some(2));
+/// ```
 // No `is_empty`: rayon's trait has none, and code moving from rayon must not meet a new name.
 #[allow(clippy::len_without_is_empty)]
 pub trait IndexedParallelIterator: ParallelIterator {

@@ -13,8 +13,22 @@ use crate::loops::{ChunksMutSource, ChunksSource, ParallelSource, chunks, chunks
 
 /// Parallel operations on shared slices (`par_chunks`), as rayon's `ParallelSlice`.
 /// (`par_iter` comes from [`IntoParallelRefIterator`](super::IntoParallelRefIterator).)
+///
+/// ```
+/// use blitz::prelude::*;
+/// let v: Vec<u32> = (1..=6).collect();
+/// let pair_sums: Vec<u32> = v.par_chunks(2).map(|c| c.iter().sum()).collect();
+/// assert_eq!(pair_sums, [3, 7, 11]);
+/// assert_eq!(v.par_windows(3).count(), 4);
+/// ```
 pub trait ParallelSlice<T: Sync> {
-    /// The slice.
+    /// The slice, for the provided methods (implementors return themselves).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = vec![1, 2, 3];
+    /// assert_eq!(v.as_parallel_slice(), &[1, 2, 3]);
+    /// ```
     fn as_parallel_slice(&self) -> &[T];
 
     /// A parallel iterator over chunks of `chunk_size` items (the last may be shorter).
@@ -164,8 +178,24 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 
 /// Parallel operations on mutable slices (`par_chunks_mut` and the sorts), as rayon's
 /// `ParallelSliceMut`.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let mut v = vec![5u32, 3, 9, 1, 7, 2];
+/// v.par_chunks_mut(2).for_each(|c| c.reverse());
+/// assert_eq!(v, [3, 5, 1, 9, 2, 7]);
+/// v.par_sort_unstable();
+/// assert_eq!(v, [1, 2, 3, 5, 7, 9]);
+/// ```
 pub trait ParallelSliceMut<T: Send> {
-    /// The slice.
+    /// The slice, for the provided methods (implementors return themselves).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = vec![1, 2, 3];
+    /// v.as_parallel_slice_mut()[0] = 10;
+    /// assert_eq!(v, [10, 2, 3]);
+    /// ```
     fn as_parallel_slice_mut(&mut self) -> &mut [T];
 
     /// A parallel iterator over mutable chunks of `chunk_size` items (the last may be

@@ -16,6 +16,17 @@ use crate::loops::ParallelSource;
 
 /// What a string can be split on in [`ParallelString::par_split`]: a `char`, a slice or an
 /// array of `char`s (any of them), or a closure `Fn(char) -> bool`, as `str::split` takes.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let text = "a,b;c d";
+/// let by_char: Vec<&str> = text.par_split(',').collect();
+/// assert_eq!(by_char, ["a", "b;c d"]);
+/// let by_any: Vec<&str> = text.par_split([',', ';', ' ']).collect();
+/// assert_eq!(by_any, ["a", "b", "c", "d"]);
+/// let by_fn: Vec<&str> = text.par_split(|c: char| !c.is_alphabetic()).collect();
+/// assert_eq!(by_fn, ["a", "b", "c", "d"]);
+/// ```
 pub trait CharPattern: Sync + Send {
     /// Whether `c` is a separator.
     fn matches(&self, c: char) -> bool;
@@ -51,9 +62,24 @@ impl<F: Fn(char) -> bool + Sync + Send> CharPattern for F {
     }
 }
 
-/// Parallel iterators over the parts of a string.
+/// Parallel iterators over the parts of a string, as rayon's `ParallelString`.
+///
+/// ```
+/// use blitz::prelude::*;
+/// let text = "one two\nthree four five\nsix";
+/// assert_eq!(text.par_lines().count(), 3);
+/// assert_eq!(text.par_split_whitespace().count(), 6);
+/// let vowels = text.par_chars().filter(|c| "aeiou".contains(*c)).count();
+/// assert_eq!(vowels, 10);
+/// ```
 pub trait ParallelString {
-    /// The string.
+    /// The string, for the provided methods (implementors return themselves).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let s = String::from("abc");
+    /// assert_eq!(s.as_parallel_string(), "abc");
+    /// ```
     fn as_parallel_string(&self) -> &str;
 
     /// The `char`s, in order.

@@ -111,6 +111,14 @@ pub trait ParallelSource: Sized + Send + IntoIterator {
 
 /// Conversion into a [`ParallelSource`] (implemented for every source, and for `&Vec<T>` and
 /// `&mut Vec<T>`).
+///
+/// ```
+/// use blitz::{IntoParallelSource, ParallelSource};
+/// let v = vec![1, 2, 3, 4, 5];
+/// let (front, back) = (&v).into_par_source().par_split_at(2);
+/// assert_eq!(front.into_iter().sum::<i32>(), 3);
+/// assert_eq!(back.par_len(), 3);
+/// ```
 pub trait IntoParallelSource {
     /// The source this converts into.
     type Source: ParallelSource;
