@@ -35,6 +35,7 @@ mod pool;
 mod raw;
 pub(crate) mod registry;
 mod scope;
+mod scope_fifo;
 pub(crate) mod sleep;
 mod sort;
 mod spawn;
@@ -61,6 +62,7 @@ pub use pool::{
 };
 pub use registry::Worker;
 pub use scope::{Scope, in_place_scope, scope};
+pub use scope_fifo::{ScopeFifo, in_place_scope_fifo, scope_fifo, spawn_fifo};
 #[doc(hidden)]
 pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
 pub use spawn::{spawn, spawn_broadcast};

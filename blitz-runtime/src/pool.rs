@@ -9,6 +9,7 @@ use std::thread::JoinHandle;
 use crate::broadcast::{BroadcastContext, broadcast_in_worker};
 use crate::registry::{Registry, Worker};
 use crate::scope::{Scope, scope_in_worker, scope_on};
+use crate::scope_fifo::{ScopeFifo, in_place_scope_fifo_on, spawn_fifo_in};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::{spawn_broadcast_in, spawn_in};
 use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
@@ -461,6 +462,69 @@ impl ThreadPool {
             }
             _ => scope_on(None, &self.registry, op),
         }
+    }
+
+    /// [`scope_fifo`](crate::scope_fifo) on this pool: a scope whose tasks start in the order
+    /// they were spawned.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope_fifo(|s| {
+    ///     for i in 0..3 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// ```
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope_fifo(op))
+    }
+
+    /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) on this pool: the body runs on the
+    /// calling thread, its FIFO tasks on this pool.
+    ///
+    /// ```
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut parts = [0u64; 2];
+    /// let (lo, hi) = parts.split_at_mut(1);
+    /// pool.in_place_scope_fifo(|s| {
+    ///     s.spawn_fifo(|_| lo[0] = (0..500).sum());
+    ///     hi[0] = (500..1000).sum();
+    /// });
+    /// assert_eq!(parts[0] + parts[1], 499_500);
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        in_place_scope_fifo_on(self, op)
+    }
+
+    /// [`spawn_fifo`](crate::spawn_fifo) on this pool: [`spawn`](Self::spawn), started after
+    /// every task spawned before it with `spawn_fifo` on this pool.
+    ///
+    /// ```
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// for word in ["first", "second"] {
+    ///     let tx = tx.clone();
+    ///     pool.spawn_fifo(move || tx.send(word).unwrap());
+    /// }
+    /// assert_eq!([rx.recv().unwrap(), rx.recv().unwrap()], ["first", "second"]);
+    /// ```
+    pub fn spawn_fifo<F>(&self, func: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_fifo_in(&self.registry, func);
     }
 
     /// [`spawn`](crate::spawn) on this pool: runs `func` on one of its workers without waiting.

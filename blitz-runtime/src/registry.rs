@@ -24,6 +24,7 @@ use crate::job::{JobHeader, JobRef, StackJob};
 use crate::join::timestamp;
 use crate::latch::{AsCoreLatch, CoreLatch, LatchRef, OnceLatch, ParkLatch};
 use crate::pacing::RequestPacing;
+use crate::scope_fifo::SpawnFifoQueue;
 use crate::sleep::Sleep;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::threads::Handlers;
@@ -68,6 +69,8 @@ pub(crate) struct Registry {
     /// Which worker stays awake for the next call from outside, and until when.
     #[cfg_attr(loom, allow(dead_code))]
     outside_watch: OutsideWatch,
+    /// The bodies of `spawn_fifo` tasks, oldest first.
+    fifo_spawns: SpawnFifoQueue,
 }
 
 impl Registry {
@@ -89,7 +92,13 @@ impl Registry {
             terminate_count: AtomicUsize::new(1),
             handlers,
             outside_watch: OutsideWatch::new(),
+            fifo_spawns: SpawnFifoQueue::new(),
         })
+    }
+
+    /// The queue of this pool's `spawn_fifo` bodies.
+    pub(crate) fn fifo_spawns(&self) -> &SpawnFifoQueue {
+        &self.fifo_spawns
     }
 
     pub(crate) fn num_threads(&self) -> usize {
