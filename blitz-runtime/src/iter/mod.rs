@@ -90,8 +90,8 @@ pub use slice_split::{
 pub use sources::{Iter, IterMut, RangeIter, VecIntoIter};
 pub use string::{
     AsciiWhitespaceKind, CharIndicesKind, CharPattern, CharsKind, EncodeUtf16Kind, LinesKind,
-    MatchIndicesKind, MatchesKind, OffsetCharIndices, OffsetMatches, ParallelString, SplitKind,
-    SplitParts, StrPartKind, StrParts, WhitespaceKind,
+    MatchIndicesKind, MatchesKind, OffsetCharIndices, OffsetMatches, ParallelString, PieceLines,
+    SplitKind, SplitParts, StrPartKind, StrParts, WhitespaceKind,
 };
 pub use try_fold::{TryFold, TryFoldWith};
 pub use try_ops::Try;

@@ -10,8 +10,9 @@ use crate::test_rng::Rng;
 /// Random text from pieces that stress the part boundaries: multi-byte chars, Unicode and
 /// ASCII whitespace runs, `\r\n` and bare `\n`, empty lines, separators at both ends.
 fn random_text(rng: &mut Rng, pieces: usize) -> String {
-    const PIECES: [&str; 14] = [
-        "a", "bc", "é", "日本", "🦀", " ", "  ", "\t", "\u{2003}", "\n", "\r\n", ",", ",,", "x,y",
+    const PIECES: [&str; 15] = [
+        "a", "bc", "é", "日本", "🦀", " ", "  ", "\t", "\u{2003}", "\n", "\r\n", "\r", ",", ",,",
+        "x,y",
     ];
     (0..pieces)
         .map(|_| PIECES[rng.below(PIECES.len())])
