@@ -60,9 +60,9 @@ pub struct ScopeFifo<'scope> {
     queue: *const FifoQueue<FifoBody<'scope>>,
 }
 
-// SAFETY: a `ScopeFifo` is two pointers to `Sync` data (the scope, and a queue behind a mutex
-// whose bodies are `Send`), valid wherever a `&ScopeFifo` can be held (see `ScopeFifo::new`);
-// sharing or sending it is as sound as sharing the scope itself.
+// A `ScopeFifo` is two pointers to `Sync` data (the scope, and a queue behind a mutex whose
+// bodies are `Send`), valid wherever a `&ScopeFifo` can be held (see `ScopeFifo::new`).
+// SAFETY: so sending it is as sound as sharing the scope itself.
 unsafe impl<'scope> Send for ScopeFifo<'scope> where Scope<'scope>: Sync {}
 // SAFETY: as for `Send`.
 unsafe impl<'scope> Sync for ScopeFifo<'scope> where Scope<'scope>: Sync {}
