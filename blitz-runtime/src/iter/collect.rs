@@ -279,7 +279,9 @@ where
 }
 
 /// Collections built sequentially from the pieces' `Vec`s (their insertion is inherently
-/// sequential or needs hashing of every item on one thread anyway).
+/// sequential or needs hashing of every item on one thread anyway). The items reach the
+/// collection's `FromIterator` with their exact count, so a hash map or set allocates its table
+/// once instead of growing it (and rehashing) as it fills.
 macro_rules! collect_via_pieces {
     ($(impl<$($lt:lifetime,)? $($param:ident),*> for $collection:ty where [$($bound:tt)*] item $item:ty;)*) => {$(
         impl<$($lt,)? $($param),*> FromParallelIterator<$item> for $collection
@@ -290,7 +292,11 @@ macro_rules! collect_via_pieces {
             where
                 I: IntoParallelIterator<Item = $item>,
             {
-                collect_pieces(iter.into_par_iter()).into_iter().flatten().collect()
+                GatheredItems::new(collect_pieces(iter.into_par_iter())).collect()
+            }
+
+            fn from_gathered_vec(items: Vec<$item>) -> Self {
+                items.into_iter().collect()
             }
         }
     )*};
@@ -302,17 +308,128 @@ collect_via_pieces! {
     impl<T, S> for HashSet<T, S> where [T: Eq + Hash + Send, S: BuildHasher + Default] item T;
     impl<K, V> for BTreeMap<K, V> where [K: Ord + Send, V: Send] item (K, V);
     impl<T> for BTreeSet<T> where [T: Ord + Send] item T;
-    impl<> for String where [] item char;
-    impl<'a,> for String where [] item &'a str;
-    impl<> for String where [] item String;
     impl<T> for LinkedList<T> where [T: Send] item T;
     impl<T> for BinaryHeap<T> where [T: Ord + Send] item T;
-    impl<'a,> for String where [] item &'a char;
-    impl<'a,> for String where [] item Cow<'a, str>;
     impl<'a,> for OsString where [] item &'a OsStr;
     impl<> for OsString where [] item OsString;
     impl<'a,> for OsString where [] item Cow<'a, OsStr>;
 }
+
+/// Strings: each piece extends a `String` of its own in parallel (for `char`s, that is where
+/// they are encoded), then the pieces are concatenated into one allocation of the total
+/// length. A piece takes its items through `String::extend`, whose loop `std` compiles with
+/// the push inlined; a `fold` whose closure pushes got the `String` passed through memory at
+/// every item, at several times the cost per `char`.
+macro_rules! collect_string {
+    ($(impl<$($lt:lifetime)?> item $item:ty;)*) => {$(
+        impl<$($lt)?> FromParallelIterator<$item> for String {
+            fn from_par_iter<I>(iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                let pieces = run(
+                    iter.into_par_iter(),
+                    StringLeaf,
+                    &NeverStop,
+                    |mut a: Vec<String>, mut b| {
+                        a.append(&mut b);
+                        a
+                    },
+                );
+                concat_strings(pieces)
+            }
+
+            fn from_gathered_vec(items: Vec<$item>) -> Self {
+                items.into_iter().collect()
+            }
+        }
+    )*};
+}
+
+collect_string! {
+    impl<> item char;
+    impl<'a> item &'a char;
+    impl<'a> item &'a str;
+    impl<> item String;
+    impl<'a> item Cow<'a, str>;
+}
+
+/// The leaf of string collection: the piece's items in a `String` of their own.
+struct StringLeaf;
+
+impl<T> Leaf<T> for StringLeaf
+where
+    String: Extend<T>,
+{
+    type Output = Vec<String>;
+
+    fn run<I: Iterator<Item = T>>(&self, items: I, _offset: usize, _len: usize) -> Vec<String> {
+        let mut piece = String::new();
+        piece.extend(items);
+        if piece.is_empty() {
+            Vec::new()
+        } else {
+            vec![piece]
+        }
+    }
+}
+
+/// One `String` of `pieces` in order, allocated once.
+fn concat_strings(mut pieces: Vec<String>) -> String {
+    if pieces.len() <= 1 {
+        return pieces.pop().unwrap_or_default();
+    }
+    let total = pieces.iter().map(String::len).sum();
+    let mut joined = String::with_capacity(total);
+    for piece in &pieces {
+        joined.push_str(piece);
+    }
+    joined
+}
+
+/// The items of gathered pieces in order, with their exact count as the size hint (a
+/// `flatten` of the pieces would hint 0, and a hash table would then grow as it fills).
+struct GatheredItems<T> {
+    pieces: std::vec::IntoIter<Vec<T>>,
+    current: std::vec::IntoIter<T>,
+    remaining: usize,
+}
+
+impl<T> GatheredItems<T> {
+    fn new(pieces: Vec<Vec<T>>) -> Self {
+        GatheredItems {
+            remaining: pieces.iter().map(Vec::len).sum(),
+            pieces: pieces.into_iter(),
+            current: Vec::new().into_iter(),
+        }
+    }
+}
+
+impl<T> Iterator for GatheredItems<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        loop {
+            if let Some(item) = self.current.next() {
+                self.remaining -= 1;
+                return Some(item);
+            }
+            self.current = self.pieces.next()?.into_iter();
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+
+    fn fold<B, F: FnMut(B, T) -> B>(self, init: B, mut f: F) -> B {
+        let acc = self.current.fold(init, &mut f);
+        self.pieces
+            .fold(acc, |acc, piece| piece.into_iter().fold(acc, &mut f))
+    }
+}
+
+impl<T> ExactSizeIterator for GatheredItems<T> {}
 
 impl FromParallelIterator<()> for () {
     fn from_par_iter<I>(iter: I) -> Self
