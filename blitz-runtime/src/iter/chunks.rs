@@ -314,6 +314,10 @@ impl<P: ParallelSource, C: ChunkOp<P::Item>> IntoIterator for ChunksProducer<P, 
 /// The sequential side of the chunk adaptors: one item per `size` items of the base. Each
 /// chunk is split off the base's producer and run as its own sequential iterator, so a fold
 /// over a slice's chunk is the plain loop over a sub-slice (which LLVM vectorises).
+///
+/// `fold` is its own loop, not `next`'s: through `next` every chunk went through an `Option` in
+/// memory and was copied from there into the consumer's call, a store-forwarding stall per chunk
+/// (`chunks(3)` over 4M items: 15-20 ms against 1.6-2.7 ms).
 struct ChunksIter<P, C> {
     /// The base items not chunked yet (`None` once they are all taken).
     rest: Option<P>,
@@ -333,6 +337,26 @@ impl<P: ParallelSource, C: ChunkOp<P::Item>> Iterator for ChunksIter<P, C> {
         let (chunk, tail) = rest.par_split_at(self.size.min(len));
         self.rest = Some(tail);
         Some(self.op.apply(chunk.into_iter()))
+    }
+
+    fn fold<B, F: FnMut(B, C::Output) -> B>(self, init: B, mut f: F) -> B {
+        let Some(mut rest) = self.rest else {
+            return init;
+        };
+        let mut acc = init;
+        loop {
+            let len = rest.par_len();
+            if len <= self.size {
+                return if len == 0 {
+                    acc
+                } else {
+                    f(acc, self.op.apply(rest.into_iter()))
+                };
+            }
+            let (chunk, tail) = rest.par_split_at(self.size);
+            acc = f(acc, self.op.apply(chunk.into_iter()));
+            rest = tail;
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
