@@ -39,7 +39,7 @@ mod promotion;
 #[cfg(all(test, not(loom)))]
 pub(crate) use promotion::REQUEST_DEFERRED;
 use promotion::WorkRequest;
-use promotion::{RECORD_CREDIT, record_window};
+use promotion::{RECORD_CREDIT, WINDOW_CREDIT, record_window};
 pub(crate) use promotion::{REQUEST_NONE, REQUEST_RAISED, REQUEST_REFILL, request_is_fresh};
 
 /// Per-worker state that other threads reach through the registry.
@@ -400,6 +400,8 @@ pub struct Worker {
     /// How many more forks `Worker::join` may record beyond the window (see
     /// [`RECORD_CREDIT`]).
     record_credit: Cell<usize>,
+    /// How many more records beyond its first the window may take (see [`WINDOW_CREDIT`]).
+    window_credit: Cell<usize>,
     /// Whether the next `Worker::join` records its fork: not alone, and within the window or
     /// with record credit left. Derived from `alone`, `frames`, `record_window` and
     /// `record_credit`, and refreshed by every method that changes one of them (all of them
@@ -442,6 +444,7 @@ impl Worker {
             record_window: record_window(num_threads),
             refill_reserve: Cell::new(num_threads - 1),
             record_credit: Cell::new(RECORD_CREDIT),
+            window_credit: Cell::new(WINDOW_CREDIT),
             join_records: Cell::new(!alone),
             eager_budget: Cell::new(0),
             eager_until_unstolen: Cell::new(false),

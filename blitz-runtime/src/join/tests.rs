@@ -304,6 +304,57 @@ fn cached_record_decision_follows_the_records() {
     assert_eq!(ran_b.load(Ordering::Relaxed), (rounds + 1) * window);
 }
 
+/// The window narrows to its first record once its records keep being left unpromoted
+/// (`WINDOW_CREDIT`), and a promotion widens it again. Read through `fork_mode`, the choice
+/// of `#[parallel]` code (`Worker::join` may record beyond the window on its own credit).
+/// Driven on a worker of a four-worker registry with no threads, so no peer steals or asks.
+#[test]
+fn window_narrows_while_its_records_are_wasted() {
+    use crate::registry::Registry;
+    let worker = Worker::new(Registry::new(4, Default::default()), 0);
+    let w = &worker;
+    w.ignore_late_answers();
+    let window = w.record_window();
+    assert!(window >= 3);
+    let ran_b = AtomicUsize::new(0);
+    let mode_inside_one_record = |w: &Worker| {
+        let mut mode = "";
+        nest(w, 1, &ran_b, &mut |w| mode = mode_name(&w.fork_mode()));
+        mode
+    };
+    assert_eq!(
+        mode_inside_one_record(w),
+        "join",
+        "a fresh worker keeps a wide window"
+    );
+    // Each round leaves `window` records unpromoted.
+    let mut rounds = 0;
+    while mode_inside_one_record(w) == "join" {
+        nest(w, window, &ran_b, &mut |_| {});
+        rounds += 1;
+        assert!(rounds < 10_000, "wasted records never narrowed the window");
+    }
+    assert!(rounds > 1, "narrowed before its credit was spent");
+    nest(w, 1, &ran_b, &mut |w| {
+        assert_eq!(
+            mode_name(&w.fork_mode()),
+            "plain",
+            "one record is the window"
+        );
+        // A request promotes that record and earns credit: forks entered now are recorded
+        // as deep as the whole window again.
+        w.raise_work_request();
+        w.poll_work_request();
+        assert!(!w.has_private_frames());
+        nest(w, window - 1, &ran_b, &mut |w| {
+            assert_eq!(w.frames.private(), window - 1);
+            assert_eq!(mode_name(&w.fork_mode()), "join");
+        });
+    });
+    let forks = 2 + rounds * window + 1 + (window - 1) + rounds;
+    assert_eq!(ran_b.load(Ordering::Relaxed), forks);
+}
+
 /// Which outermost forks are published without a request (see `Worker::eager_budget`):
 /// the first of a new call tree (the peer is busy, so the budget is one); after one whose
 /// `b` came back unstolen, the next only if `a` ran long; after one whose `b` was stolen
