@@ -403,10 +403,10 @@ pub struct Worker {
     /// How many more records beyond its first the window may take (see [`WINDOW_CREDIT`]).
     window_credit: Cell<usize>,
     /// Whether the next `Worker::join` records its fork: not alone, and within the window or
-    /// with record credit left. Derived from `alone`, `frames`, `record_window` and
-    /// `record_credit`, and refreshed by every method that changes one of them (all of them
-    /// on the recorded path, never on a plain fork), so that a plain fork decides with one
-    /// load instead of five.
+    /// with record credit left. Derived from `alone`, `frames`, `record_window`,
+    /// `window_credit` and `record_credit`, and refreshed by every method that changes one of
+    /// them (all of them on the recorded path, never on a plain fork), so that a plain fork
+    /// decides with one load instead of six.
     join_records: Cell<bool>,
     /// The pool has no other worker: nobody can ever take a forked job, so forks are plain
     /// calls (jobs from outside still arrive through the injector).
