@@ -7,6 +7,9 @@
 //! inside their pool's `install`, so a row measures the iterator, not the entry into the pool.
 //! Writes `docs/bench/iter.csv` and `docs/bench/iter.svg` (when no filter is given).
 
+#[path = "common/csv.rs"]
+mod csv;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -302,7 +305,7 @@ fn main() {
         );
         csv += &format!(
             "{},{:.1},{:.1},{:.1},{:.3},{:.3}\n",
-            row.name,
+            csv::field(row.name),
             s.as_secs_f64() * 1e6,
             b.as_secs_f64() * 1e6,
             r.as_secs_f64() * 1e6,

@@ -54,6 +54,8 @@
 //! a `Vec` of leaf indices with `par_iter` in both libraries.
 
 // Helper modules, in `benches/scaling/` (a bench file's `mod x;` would look in `benches/`).
+#[path = "common/csv.rs"]
+mod csv;
 #[path = "common/load.rs"]
 mod load;
 #[path = "scaling/machine.rs"]

@@ -4,6 +4,7 @@
 //! Included with `mod common;` from each bench file; not every file uses every item.
 #![allow(dead_code)]
 
+pub mod csv;
 pub mod load;
 
 use std::hint::black_box;

@@ -63,7 +63,7 @@ pub(crate) fn write_csv(rows: &[Row], header: &str, path: &Path) -> std::io::Res
     for r in rows {
         csv += &format!(
             "{},{},{},{:.1},{:.1},{:.2}\n",
-            r.shape,
+            crate::csv::field(r.shape),
             r.lib.name(),
             r.threads,
             r.wall.as_secs_f64() * 1e6,
