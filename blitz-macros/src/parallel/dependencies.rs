@@ -186,7 +186,9 @@ pub(super) fn place_root(e: &Expr) -> Option<String> {
     }
 }
 
-/// Every identifier in `tokens`.
+/// Every identifier in `tokens`, including those a string literal names between braces: a
+/// format string's inline arguments (`format!("{a}")`, `{x:>width$}`) read bindings that are
+/// not tokens of their own.
 fn idents(tokens: TokenStream) -> HashSet<String> {
     fn go(tokens: TokenStream, out: &mut HashSet<String>) {
         for tt in tokens {
@@ -195,13 +197,43 @@ fn idents(tokens: TokenStream) -> HashSet<String> {
                     out.insert(i.to_string());
                 }
                 TokenTree::Group(g) => go(g.stream(), out),
-                _ => {}
+                TokenTree::Literal(lit) => braced_words(&lit.to_string(), out),
+                TokenTree::Punct(_) => {}
             }
         }
     }
     let mut out = HashSet::new();
     go(tokens, &mut out);
     out
+}
+
+/// The identifier-like words between `{` and `}` in the source text of a literal (a string's
+/// format placeholders). More than a format string names (an escaped `{{x}}` counts too): a
+/// word too many only keeps two statements apart.
+fn braced_words(literal: &str, out: &mut HashSet<String>) {
+    let mut depth = 0usize;
+    let mut word = String::new();
+    for c in literal.chars() {
+        let in_word = depth > 0 && (c == '_' || c.is_alphanumeric());
+        if in_word {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            if !word.starts_with(|c: char| c.is_ascii_digit()) {
+                out.insert(std::mem::take(&mut word));
+            }
+            word.clear();
+        }
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if !word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(word);
+    }
 }
 
 /// The places of some bindings that one branch of a fork names, each as a field path from the

@@ -334,6 +334,35 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
 }
 
 #[test]
+fn a_binding_named_in_a_format_string_ends_the_run() {
+    // `{a}` reads the `a` bound by the statement before: the two must not fork, or the second
+    // would read an outer `a` (or none). They were the only candidates.
+    let got = error(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                let a = f(n - 1);
+                let b = f(n - 2) + format!("{a:>width$}", width = 3).len() as u64;
+                a + b
+            }
+        ),
+    );
+    assert!(got.contains("no fork point"), "{got}");
+    // The same word outside braces is text, not a use: the statements fork.
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                let a = f(n - 1);
+                let b = f(n - 2) + "a".len() as u64;
+                a + b
+            }
+        ),
+    ));
+    assert!(got.contains("join"), "{got}");
+}
+
+#[test]
 fn typed_lets_and_try_apply_after_the_join() {
     let got = normalize(expand_str(
         quote!(),
