@@ -354,6 +354,9 @@ impl<'a> Rewriter<'a> {
         // Assignments (`x = f(a);`, `x += f(a);`) fork their value and assign it after the
         // join, in order: the place is not captured by a branch.
         let mut assignments = Vec::new();
+        // As for operands: the arguments of a forked call that call something are evaluated
+        // before the fork (`let a = f(s.clone()); let b = f(s);`).
+        let mut hoisted = Vec::new();
         for (i, stmt) in group.drain(..).enumerate() {
             let span = stmt.span();
             if let Stmt::Expr(e, _) = &stmt
@@ -362,6 +365,9 @@ impl<'a> Rewriter<'a> {
                 let (place, op) = (place.clone(), op.clone());
                 let mut value = value.clone();
                 let (mut inner, tries) = peel_try_owned(&mut value);
+                if self.callee.is_call(&inner) {
+                    self.hoist_arguments(&mut inner, &mut hoisted);
+                }
                 self.visit_expr_mut(&mut inner);
                 branches.push(Branch {
                     span,
@@ -394,6 +400,9 @@ impl<'a> Rewriter<'a> {
                 (Some(ty), true) => Some(ty),
                 _ => None,
             };
+            if self.callee.is_call(&inner) {
+                self.hoist_arguments(&mut inner, &mut hoisted);
+            }
             self.visit_expr_mut(&mut inner);
             let body = match typed {
                 Some(ty) => quote_spanned!(span=> -> #ty { #inner }),
@@ -409,6 +418,7 @@ impl<'a> Rewriter<'a> {
             types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
         }
         let (fork, jpat) = self.fork(&branches, &values, group_span);
+        let fork = bind_hoisted(hoisted, fork, group_span.resolved_at(Span::mixed_site()));
         out.push((syn::parse_quote!(let #jpat = #fork;), true));
         let tail_value = if tail {
             pats.pop();
@@ -454,6 +464,22 @@ impl Hoisted {
             mutable,
         }
     }
+}
+
+/// `body` inside a `match` per hoisted value, which binds it to its name. Innermost last: the
+/// values bind in source order, and each `match` keeps its value's temporaries alive to the
+/// end of `body`, as the enclosing statement would.
+fn bind_hoisted(hoisted: Vec<Hoisted>, mut body: TokenStream, span: Span) -> TokenStream {
+    for h in hoisted.into_iter().rev() {
+        let (name, value) = (h.name, h.value);
+        let pat = if h.mutable {
+            quote!(#[allow(unused_mut)] mut #name)
+        } else {
+            quote!(#name)
+        };
+        body = quote_spanned!(span=> { match #value { #pat => #body } });
+    }
+    body
 }
 
 /// Whether moving `e` into a binding before the fork keeps its meaning: a value that may
@@ -644,18 +670,7 @@ impl VisitMut for Rewriter<'_> {
             // code, so lints on how the user's code is laid out (clippy's
             // `possible_missing_else` after `if c { return x; } f(a) + f(b)`) skip them.
             let span = span.resolved_at(Span::mixed_site());
-            let mut body = quote_spanned!(span=> { #join #inner });
-            // Innermost last: the values bind in source order, and each `match` keeps its
-            // value's temporaries alive to the end, as the enclosing statement would.
-            for h in hoisted.into_iter().rev() {
-                let (name, value) = (h.name, h.value);
-                let pat = if h.mutable {
-                    quote!(#[allow(unused_mut)] mut #name)
-                } else {
-                    quote!(#name)
-                };
-                body = quote_spanned!(span=> { match #value { #pat => #body } });
-            }
+            let body = bind_hoisted(hoisted, quote_spanned!(span=> { #join #inner }), span);
             *e = syn::parse2(body).expect("block");
         }
     }
