@@ -149,25 +149,29 @@ pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> Tok
         stores,
         results,
     } = reductions;
-    // The source and grain first: they may read a target, which is then borrowed.
+    // The source and grain first: they may read a target, which is then borrowed. Bound by a
+    // `match`, which keeps the source's temporaries (`&make()`) alive to its end, as a `for`
+    // loop does.
     quote!({
-        let #src = #source;
-        let #gr = #grain;
-        #(#types)*
-        let (#(#results,)*) = #pr::reduce_pieces(
-            #src,
-            #gr,
-            |#piece| {
-                #(
-                    #[allow(unused_mut)]
-                    let mut #targets = #ids;
-                )*
-                #the_loop
-                (#(#targets,)*)
-            },
-            |#x, #y| (#(#combines,)*),
-        );
-        #(#stores)*
+        match (#source, #grain) {
+            (#src, #gr) => {
+                #(#types)*
+                let (#(#results,)*) = #pr::reduce_pieces(
+                    #src,
+                    #gr,
+                    |#piece| {
+                        #(
+                            #[allow(unused_mut)]
+                            let mut #targets = #ids;
+                        )*
+                        #the_loop
+                        (#(#targets,)*)
+                    },
+                    |#x, #y| (#(#combines,)*),
+                );
+                #(#stores)*
+            }
+        }
     })
 }
 
@@ -189,21 +193,31 @@ pub(super) fn expand_chain(pf: &ParFor, targets: &[Ident], chain: TokenStream) -
     let pat = &pf.pat;
     let item = Ident::new("__blitz_item", Span::mixed_site());
     let the_loop = quote!(for #pat in ::core::iter::once(#item) #body);
-    // The chain calls the parallel iterator traits' methods: in scope for it alone.
-    let chain = quote!({
-        use #krate::prelude::*;
-        #chain
-    });
+    // The chain calls the parallel iterator traits' methods, so they are in scope, unnamed
+    // (the body's names stay the user's). Not in a block of the chain's own: in edition 2024
+    // a block drops its tail's temporaries (`make()` in `make().iter()`) at its end.
+    let traits = quote!(
+        #[allow(unused_imports)]
+        use #krate::prelude::{
+            IndexedParallelIterator as _, IntoParallelIterator as _,
+            IntoParallelRefIterator as _, IntoParallelRefMutIterator as _,
+            ParallelIterator as _, ParallelSlice as _, ParallelSliceMut as _,
+            ParallelString as _,
+        };
+    );
     let iter = {
         let at = pf.source.span();
         let pr_at = respan(pr.clone(), at);
         quote_spanned!(at=> #pr_at::ParallelIterator::with_min_len(#src, #gr))
     };
+    // Bound by a `match`, which keeps the chain's temporaries alive to its end, as a `for`
+    // loop does.
     if targets.is_empty() {
         return quote!({
-            let #src = #chain;
-            let #gr = #grain;
-            #pr::ParallelIterator::for_each(#iter, |#item| #the_loop);
+            #traits
+            match (#chain, #grain) {
+                (#src, #gr) => #pr::ParallelIterator::for_each(#iter, |#item| #the_loop),
+            }
         });
     }
     let Reductions {
@@ -215,23 +229,26 @@ pub(super) fn expand_chain(pf: &ParFor, targets: &[Ident], chain: TokenStream) -
     } = reductions;
     let acc = Ident::new("__blitz_acc", Span::mixed_site());
     quote!({
-        let #src = #chain;
-        let #gr = #grain;
-        #(#types)*
-        let (#(#results,)*) = #pr::ParallelIterator::reduce(
-            #pr::ParallelIterator::fold(
-                #iter,
-                || (#(#ids,)*),
-                |#acc, #item| {
-                    #[allow(unused_mut)]
-                    let (#(mut #targets,)*) = #acc;
-                    #the_loop
-                    (#(#targets,)*)
-                },
-            ),
-            || (#(#ids,)*),
-            |#x, #y| (#(#combines,)*),
-        );
-        #(#stores)*
+        #traits
+        match (#chain, #grain) {
+            (#src, #gr) => {
+                #(#types)*
+                let (#(#results,)*) = #pr::ParallelIterator::reduce(
+                    #pr::ParallelIterator::fold(
+                        #iter,
+                        || (#(#ids,)*),
+                        |#acc, #item| {
+                            #[allow(unused_mut)]
+                            let (#(mut #targets,)*) = #acc;
+                            #the_loop
+                            (#(#targets,)*)
+                        },
+                    ),
+                    || (#(#ids,)*),
+                    |#x, #y| (#(#combines,)*),
+                );
+                #(#stores)*
+            }
+        }
     })
 }

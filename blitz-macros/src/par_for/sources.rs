@@ -68,24 +68,6 @@ fn rewrite_runtime_source(pf: &ParFor) -> syn::Result<Option<TokenStream>> {
                 quote_spanned!(span=> #krate::__private::chunks_mut(&mut (#recv)[..], #args)),
             ));
         }
-        // The slice's items, as `&v` and `&mut v` give them.
-        ("iter", 0) => return Ok(Some(quote_spanned!(span=> &(#recv)[..]))),
-        ("iter_mut", 0) => return Ok(Some(quote_spanned!(span=> &mut (#recv)[..]))),
-        ("enumerate", 0) => {
-            if let Expr::MethodCall(inner) = &*call.receiver {
-                let base = &inner.receiver;
-                if inner.args.is_empty() && inner.method == "iter" {
-                    return Ok(Some(
-                        quote_spanned!(span=> #krate::__private::enumerate(&(#base)[..])),
-                    ));
-                }
-                if inner.args.is_empty() && inner.method == "iter_mut" {
-                    return Ok(Some(quote_spanned!(span=>
-                        #krate::__private::enumerate_mut(&mut (#base)[..])
-                    )));
-                }
-            }
-        }
         _ => {}
     }
     // An iterator chain (a known link, or any method on one): `rewrite_source` tries the

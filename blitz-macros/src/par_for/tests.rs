@@ -62,28 +62,32 @@ fn reduce_gives_private_accumulators() {
     .to_string();
     let p = quote!(::blitz::__private);
     let want = quote!({
-        let __blitz_source = #p::source(0..n);
-        let __blitz_grain = 0usize;
-        let (__blitz_t0, __blitz_id0, __blitz_op0) = #p::reduce::ops(&mut sum, #p::reduce::Add);
-        let (__blitz_t1, __blitz_id1, __blitz_op1) = #p::reduce::ops(&mut hi, #p::reduce::Max);
-        let (__blitz_a0, __blitz_a1,) = #p::reduce_pieces(
-            __blitz_source,
-            __blitz_grain,
-            |__blitz_piece| {
-                #[allow(unused_mut)]
-                let mut sum = __blitz_id0();
-                #[allow(unused_mut)]
-                let mut hi = __blitz_id1();
-                for i in __blitz_piece { sum += i; hi = hi.max(i); }
-                (sum, hi,)
-            },
-            |__blitz_x, __blitz_y| (
-                __blitz_op0(__blitz_x.0, __blitz_y.0),
-                __blitz_op1(__blitz_x.1, __blitz_y.1),
-            ),
-        );
-        *__blitz_t0 = __blitz_op0(*__blitz_t0, __blitz_a0);
-        *__blitz_t1 = __blitz_op1(*__blitz_t1, __blitz_a1);
+        match (#p::source(0..n), 0usize) {
+            (__blitz_source, __blitz_grain) => {
+                let (__blitz_t0, __blitz_id0, __blitz_op0) =
+                    #p::reduce::ops(&mut sum, #p::reduce::Add);
+                let (__blitz_t1, __blitz_id1, __blitz_op1) =
+                    #p::reduce::ops(&mut hi, #p::reduce::Max);
+                let (__blitz_a0, __blitz_a1,) = #p::reduce_pieces(
+                    __blitz_source,
+                    __blitz_grain,
+                    |__blitz_piece| {
+                        #[allow(unused_mut)]
+                        let mut sum = __blitz_id0();
+                        #[allow(unused_mut)]
+                        let mut hi = __blitz_id1();
+                        for i in __blitz_piece { sum += i; hi = hi.max(i); }
+                        (sum, hi,)
+                    },
+                    |__blitz_x, __blitz_y| (
+                        __blitz_op0(__blitz_x.0, __blitz_y.0),
+                        __blitz_op1(__blitz_x.1, __blitz_y.1),
+                    ),
+                );
+                *__blitz_t0 = __blitz_op0(*__blitz_t0, __blitz_a0);
+                *__blitz_t1 = __blitz_op1(*__blitz_t1, __blitz_a1);
+            }
+        }
     });
     assert_eq!(
         crate::common::normalize(got),
@@ -107,23 +111,18 @@ fn method_sources_are_rewritten() {
         got.contains("chunks_mut (& mut (self . v) [..] , k)"),
         "{got}"
     );
+    // `iter` and `iter_mut` are the collection's parallel iterator, whatever the collection
+    // (a slice, a `VecDeque`, a `HashMap`).
     let got = par_for(quote!(x in v.iter() => f(x))).unwrap().to_string();
-    assert!(got.contains("source (& (v) [..])"), "{got}");
+    assert!(got.contains("(v . par_iter () , 0usize)"), "{got}");
     let got = par_for(quote!(x in self.v.iter_mut() => f(x)))
         .unwrap()
         .to_string();
-    assert!(got.contains("source (& mut (self . v) [..])"), "{got}");
+    assert!(got.contains("self . v . par_iter_mut ()"), "{got}");
     let got = par_for(quote!((i, x) in v.iter().enumerate() => f(i, x)))
         .unwrap()
         .to_string();
-    assert!(got.contains("__private :: enumerate (& (v) [..])"), "{got}");
-    let got = par_for(quote!((i, x) in v.iter_mut().enumerate() => f(i, x)))
-        .unwrap()
-        .to_string();
-    assert!(
-        got.contains("__private :: enumerate_mut (& mut (v) [..])"),
-        "{got}"
-    );
+    assert!(got.contains("v . par_iter () . enumerate ()"), "{got}");
     // Chains of std iterator methods become the parallel iterator's.
     let got = par_for(quote!((a, b) in v.iter().zip(w.iter()).rev() => f(a, b)))
         .unwrap()
