@@ -306,9 +306,10 @@ impl<'a> Rewriter<'a> {
             return false;
         }
         let expr = match stmt {
+            // A `let .. else`'s `else` runs after the join, as a `?` does.
             Stmt::Local(l) => match &l.init {
-                Some(init) if init.diverge.is_none() => &*init.expr,
-                _ => return false,
+                Some(init) => &*init.expr,
+                None => return false,
             },
             Stmt::Expr(e, _) => match assignment(e) {
                 Some((_, _, value)) => value,
@@ -357,6 +358,7 @@ impl<'a> Rewriter<'a> {
         // As for operands: the arguments of a forked call that call something are evaluated
         // before the fork (`let a = f(s.clone()); let b = f(s);`).
         let mut hoisted = Vec::new();
+        let mut let_elses = Vec::new();
         for (i, stmt) in group.drain(..).enumerate() {
             let span = stmt.span();
             if let Stmt::Expr(e, _) = &stmt
@@ -382,6 +384,32 @@ impl<'a> Rewriter<'a> {
                 pats.push(quote!(_));
                 types.push(quote!(_));
                 results.push(quote!(()));
+                continue;
+            }
+            if let Stmt::Local(l) = &stmt
+                && let Some(init) = &l.init
+                && let Some((_, diverge)) = &init.diverge
+            {
+                // `let PAT = f(a) else { .. };`: the call forks, the pattern is tried after
+                // the join, in statement order.
+                let mut expr = (*init.expr).clone();
+                let (mut inner, tries) = peel_try_owned(&mut expr);
+                if self.callee.is_call(&inner) {
+                    self.hoist_arguments(&mut inner, &mut hoisted);
+                }
+                self.visit_expr_mut(&mut inner);
+                branches.push(Branch {
+                    span,
+                    body: inner.to_token_stream(),
+                });
+                values.push(Branch {
+                    span,
+                    body: inner.to_token_stream(),
+                });
+                let (pat, result) = (&l.pat, common::apply_tries(&common::result_ident(i), &tries));
+                let mut diverge = (**diverge).clone();
+                self.visit_expr_mut(&mut diverge);
+                let_elses.push(quote_spanned!(span=> let #pat = #result else #diverge;));
                 continue;
             }
             let (pat, ty, mut expr) = match stmt {
@@ -432,10 +460,15 @@ impl<'a> Rewriter<'a> {
         } else {
             quote!(: (#(#types,)*))
         };
-        out.push((
-            syn::parse_quote!(let (#(#pats,)*) #ty = (#(#results,)*);),
-            true,
-        ));
+        if !pats.is_empty() {
+            out.push((
+                syn::parse_quote!(let (#(#pats,)*) #ty = (#(#results,)*);),
+                true,
+            ));
+        }
+        for let_else in let_elses {
+            out.push((syn::parse_quote!(#let_else), true));
+        }
         for assign in assignments {
             out.push((syn::parse_quote!(#assign), true));
         }
