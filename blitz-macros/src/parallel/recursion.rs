@@ -43,6 +43,58 @@ pub(super) struct Callee {
     pub(super) exclusive_params: HashSet<String>,
 }
 
+/// A free fn's recursive calls are recognised by its name (`f(..)`), so a binding of that name
+/// in the fn (a parameter, a `let`, a closure's or a pattern's binding, a nested item) would
+/// make the macro take calls of the binding for recursion. Reported, spanned on the binding.
+fn check_not_shadowed(func: &ItemFn) -> syn::Result<()> {
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: Option<Ident>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if p.ident == *self.name {
+                self.found.get_or_insert_with(|| p.ident.clone());
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, item: &'ast Item) {
+            // A nested item's own body is its own; only its name is bound here.
+            let ident = match item {
+                Item::Fn(f) => Some(&f.sig.ident),
+                Item::Const(c) => Some(&c.ident),
+                Item::Static(s) => Some(&s.ident),
+                _ => None,
+            };
+            if let Some(ident) = ident
+                && ident == self.name
+            {
+                self.found.get_or_insert_with(|| ident.clone());
+            }
+        }
+    }
+    let mut finder = Finder {
+        name: &func.sig.ident,
+        found: None,
+    };
+    for input in &func.sig.inputs {
+        finder.visit_fn_arg(input);
+    }
+    finder.visit_block(&func.block);
+    match finder.found {
+        Some(binding) => Err(syn::Error::new_spanned(
+            &binding,
+            format!(
+                "`#[parallel]` recognises the recursive calls of `{name}` by its name, and this \
+                 binding shadows it: calls of the binding would be taken for recursion; rename \
+                 the binding",
+                name = func.sig.ident
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The names of the parameters of `sig` that are `&mut` references (`self` for `&mut self` or
 /// `self: &mut Self`).
 fn exclusive_params(sig: &syn::Signature) -> HashSet<String> {
@@ -91,6 +143,9 @@ impl Callee {
             || body_tokens.into_iter().any(mentions_self_type);
         let is_method =
             has_receiver || mentions_self || super::placement::is_in_impl(sig.fn_token.span);
+        if !is_method {
+            check_not_shadowed(func)?;
+        }
         Ok(Callee {
             name: sig.ident.clone(),
             is_method,
