@@ -406,7 +406,10 @@ impl<'a> Rewriter<'a> {
                     span,
                     body: inner.to_token_stream(),
                 });
-                let (pat, result) = (&l.pat, common::apply_tries(&common::result_ident(i), &tries));
+                let (pat, result) = (
+                    &l.pat,
+                    common::apply_tries(&common::result_ident(i), &tries),
+                );
                 let mut diverge = (**diverge).clone();
                 self.visit_expr_mut(&mut diverge);
                 let_elses.push(quote_spanned!(span=> let #pat = #result else #diverge;));
