@@ -339,6 +339,31 @@ impl<'a> Rewriter<'a> {
         }
     }
 
+    /// The branch of a statement whose value has no type to keep (an assignment's, a `let ..
+    /// else`'s): `value` without its trailing `?`s, its call's call-making arguments hoisted
+    /// into `hoisted`, rewritten.
+    fn untyped_branch(
+        &mut self,
+        value: &Expr,
+        span: Span,
+        hoisted: &mut Vec<Hoisted>,
+    ) -> StatementBranch {
+        let (mut inner, tries) = peel_try_owned(&mut value.clone());
+        if self.callee.is_call(&inner) {
+            self.hoist_arguments(&mut inner, hoisted);
+        }
+        self.visit_expr_mut(&mut inner);
+        let body = inner.to_token_stream();
+        StatementBranch {
+            branch: Branch {
+                span,
+                body: body.clone(),
+            },
+            value: Branch { span, body },
+            tries,
+        }
+    }
+
     fn flush(&mut self, group: &mut Vec<Stmt>, out: &mut Vec<(Stmt, bool)>, at_end: bool) {
         if group.len() < 2 {
             out.extend(group.drain(..).map(|s| (s, false)));
@@ -365,21 +390,10 @@ impl<'a> Rewriter<'a> {
                 && let Some((place, op, value)) = assignment(e)
             {
                 let (place, op) = (place.clone(), op.clone());
-                let mut value = value.clone();
-                let (mut inner, tries) = peel_try_owned(&mut value);
-                if self.callee.is_call(&inner) {
-                    self.hoist_arguments(&mut inner, &mut hoisted);
-                }
-                self.visit_expr_mut(&mut inner);
-                branches.push(Branch {
-                    span,
-                    body: inner.to_token_stream(),
-                });
-                values.push(Branch {
-                    span,
-                    body: inner.to_token_stream(),
-                });
-                let result = common::apply_tries(&common::result_ident(i), &tries);
+                let branch = self.untyped_branch(value, span, &mut hoisted);
+                let result = common::apply_tries(&common::result_ident(i), &branch.tries);
+                branches.push(branch.branch);
+                values.push(branch.value);
                 assignments.push(quote_spanned!(span=> #place #op #result;));
                 pats.push(quote!(_));
                 types.push(quote!(_));
@@ -392,24 +406,13 @@ impl<'a> Rewriter<'a> {
             {
                 // `let PAT = f(a) else { .. };`: the call forks, the pattern is tried after
                 // the join, in statement order.
-                let mut expr = (*init.expr).clone();
-                let (mut inner, tries) = peel_try_owned(&mut expr);
-                if self.callee.is_call(&inner) {
-                    self.hoist_arguments(&mut inner, &mut hoisted);
-                }
-                self.visit_expr_mut(&mut inner);
-                branches.push(Branch {
-                    span,
-                    body: inner.to_token_stream(),
-                });
-                values.push(Branch {
-                    span,
-                    body: inner.to_token_stream(),
-                });
+                let branch = self.untyped_branch(&init.expr, span, &mut hoisted);
                 let (pat, result) = (
                     &l.pat,
-                    common::apply_tries(&common::result_ident(i), &tries),
+                    common::apply_tries(&common::result_ident(i), &branch.tries),
                 );
+                branches.push(branch.branch);
+                values.push(branch.value);
                 let mut diverge = (**diverge).clone();
                 self.visit_expr_mut(&mut diverge);
                 let_elses.push(quote_spanned!(span=> let #pat = #result else #diverge;));
@@ -479,6 +482,16 @@ impl<'a> Rewriter<'a> {
             out.push((Stmt::Expr(syn::parse_quote!(#value), None), true));
         }
     }
+}
+
+/// A statement's forked value as a branch of the fork (see [`Rewriter::untyped_branch`]).
+struct StatementBranch {
+    /// What the branch's closure runs.
+    branch: Branch,
+    /// The same, for the fork's sequential arms.
+    value: Branch,
+    /// The `?`s that followed the call, applied to its result after the join.
+    tries: Vec<Token![?]>,
 }
 
 /// A value evaluated before a fork, bound by a `match` around it and replaced by its name
