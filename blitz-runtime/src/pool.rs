@@ -439,8 +439,10 @@ impl ThreadPool {
     }
 
     /// [`in_place_scope`](crate::in_place_scope) on this pool: runs `op` on the calling thread
-    /// in a scope whose tasks run on this pool, then waits for them (blocking, unless the
-    /// caller is a worker of this pool).
+    /// in a scope whose tasks run on this pool, then waits for them. A caller outside every
+    /// pool blocks; a worker (of this pool or another) runs its own pool's jobs while it
+    /// waits, so a task that needs the caller's pool (`a.install(..)` from a task of
+    /// `b.in_place_scope` called on `a`) can run.
     ///
     /// ```
     /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -456,12 +458,9 @@ impl ThreadPool {
     where
         OP: FnOnce(&Scope<'scope>) -> R,
     {
-        match Worker::current() {
-            Some(worker) if Arc::ptr_eq(worker.registry(), &self.registry) => {
-                scope_in_worker(worker, op)
-            }
-            _ => scope_on(None, &self.registry, op),
-        }
+        // A worker of another pool owns the scope's latch all the same: it waits with its own
+        // pool's sleep protocol, and the tasks go to this pool's injector.
+        scope_on(Worker::current(), &self.registry, op)
     }
 
     /// [`scope_fifo`](crate::scope_fifo) on this pool: a scope whose tasks start in the order

@@ -152,7 +152,8 @@ where
 }
 
 /// Runs `op` in a new scope whose tasks go to `registry`. `owner`, if any, is the calling
-/// thread's worker of that pool; without one the caller blocks for the tasks.
+/// thread's worker, of that pool or of another one, which runs its own pool's jobs while it
+/// waits for the tasks; without one the caller blocks.
 pub(crate) fn scope_on<'scope, OP, R>(owner: Option<&Worker>, registry: &Arc<Registry>, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,

@@ -290,3 +290,25 @@ fn broadcast_panic_reaches_the_caller_after_all_ran() {
     assert_eq!(ran.into_inner(), 4);
     assert_eq!(pool.broadcast(|ctx| ctx.index()), vec![0, 1, 2, 3]);
 }
+
+/// `b.in_place_scope` called by every worker of `a`, whose tasks need `a`: the callers must run
+/// `a`'s jobs while they wait (as `install` does), or nothing is left to run the tasks' `a`
+/// work and the scopes wait forever.
+#[test]
+fn in_place_scope_on_another_pool_keeps_the_callers_pool_running() {
+    let (a, b) = (pool(2), pool(2));
+    let done = AtomicUsize::new(0);
+    a.broadcast(|_| {
+        b.in_place_scope(|s| {
+            s.spawn(|_| {
+                done.fetch_add(a.install(|| 3), Ordering::SeqCst);
+            });
+        });
+        b.in_place_scope_fifo(|s| {
+            s.spawn_fifo(|_| {
+                done.fetch_add(a.install(|| 4), Ordering::SeqCst);
+            });
+        });
+    });
+    assert_eq!(done.into_inner(), 2 * (3 + 4));
+}
