@@ -26,6 +26,21 @@ mod fork_context;
 mod frames;
 pub(crate) mod injector;
 pub mod iter;
+/// Parallel slices under rayon's module path (`rayon::slice`): the traits and the iterator
+/// types of [`ParallelSlice`](iter::ParallelSlice) and
+/// [`ParallelSliceMut`](iter::ParallelSliceMut), also in [`iter`] and the prelude.
+pub mod slice {
+    pub use crate::iter::{
+        ChunkByCut, Iter, IterMut, ParChunks, ParChunksExact, ParChunksExactMut, ParChunksMut,
+        ParRChunks, ParRChunksExact, ParRChunksExactMut, ParRChunksMut, ParWindows, ParallelSlice,
+        ParallelSliceMut, SliceCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut,
+    };
+}
+/// Parallel string methods under rayon's module path (`rayon::str`): the
+/// [`ParallelString`](iter::ParallelString) trait, also in [`iter`] and the prelude.
+pub mod str {
+    pub use crate::iter::ParallelString;
+}
 pub(crate) mod job;
 mod join;
 pub(crate) mod latch;
@@ -58,7 +73,7 @@ pub use loops::{
 };
 pub use pool::{
     NUM_THREADS_ENV_VAR, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, current_num_threads,
-    current_thread_index,
+    current_thread_index, max_num_threads,
 };
 pub use registry::Worker;
 pub use scope::{Scope, in_place_scope, scope};

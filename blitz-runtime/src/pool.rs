@@ -592,6 +592,18 @@ impl ThreadPool {
         self.current_worker().map(|worker| yield_on(worker, true))
     }
 
+    /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the
+    /// current thread is a worker of this pool, else `None`.
+    ///
+    /// ```
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    /// assert_eq!(pool.install(|| pool.current_thread_has_pending_tasks()), Some(false));
+    /// ```
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        self.current_worker().map(Worker::has_pending_tasks)
+    }
+
     /// The current thread's worker, if it is one of this pool's.
     fn current_worker(&self) -> Option<&'static Worker> {
         Worker::current().filter(|w| Arc::ptr_eq(w.registry(), &self.registry))
@@ -639,6 +651,18 @@ pub fn current_num_threads() -> usize {
         Some(worker) => worker.num_threads(),
         None => global_registry().num_threads(),
     }
+}
+
+/// The most worker threads one pool can have (rayon's `max_num_threads`): a larger
+/// [`ThreadPoolBuilder::num_threads`] makes `build` fail.
+///
+/// ```
+/// assert!(blitz::max_num_threads() >= 1024);
+/// let too_many = blitz::ThreadPoolBuilder::new().num_threads(blitz::max_num_threads() + 1);
+/// assert!(too_many.build().is_err());
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_THREADS
 }
 
 /// The index of the current thread in its pool, or `None` outside every pool.
