@@ -26,6 +26,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
 use std::sync::Arc;
 
+use crate::broadcast::BroadcastContext;
 use crate::job::HeapJob;
 use crate::join::with_worker;
 use crate::latch::{CountLatch, Latch};
@@ -229,6 +230,57 @@ impl<'scope> Scope<'scope> {
         self.registry.inject_or_push(job_ref);
     }
 
+    /// Spawns `body` once on every worker of the scope's pool, as a task of this scope (rayon's
+    /// `Scope::spawn_broadcast`): each run gets the scope and a [`BroadcastContext`] saying
+    /// which worker runs it. A panic in one run reaches the scope's caller, as a task's does,
+    /// after every run finished.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let seen = [const { AtomicUsize::new(0) }; 3];
+    /// pool.scope(|s| {
+    ///     s.spawn_broadcast(|_, ctx| {
+    ///         seen[ctx.index()].fetch_add(1, Ordering::SeqCst);
+    ///     });
+    /// });
+    /// assert!(seen.iter().all(|n| n.load(Ordering::SeqCst) == 1));
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let body = Arc::new(body);
+        let jobs: Vec<_> = (0..self.registry.num_threads())
+            .map(|_| {
+                let scope_ptr = ScopePtr(self);
+                let body = Arc::clone(&body);
+                // Before the job is queued: the count must not reach zero while it is pending.
+                self.job_completed_latch.increment();
+                let job = HeapJob::new(move |worker: &Worker| {
+                    // SAFETY: our count is still held (dropped at the end of this closure), so
+                    // the scope is alive.
+                    let scope = unsafe { scope_ptr.as_ref() };
+                    let call = || body(scope, BroadcastContext::new(worker));
+                    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(call)) {
+                        scope.job_panicked(payload);
+                    }
+                    // Before the count drops: the last reference drops `body`, which may
+                    // borrow what the scope outlives.
+                    drop(body);
+                    // SAFETY: the scope is alive until its count is observed at zero; this
+                    // decrement is our last access to it.
+                    unsafe { Latch::set(&scope.job_completed_latch) };
+                });
+                // SAFETY: each job goes to one worker's broadcast queue and runs exactly once,
+                // and the scope waits for it, so what `body` borrows outlives it (`'scope`).
+                unsafe { job.into_job_ref() }
+            })
+            .collect();
+        self.registry.inject_broadcast(jobs.into_iter());
+    }
+
     /// Records `payload` if it is the first panic of this scope; drops it otherwise.
     ///
     /// Never unwinds, even if the losing payload's `Drop` panics: the caller still has to
@@ -302,6 +354,23 @@ mod tests {
                 .all(|(i, x)| x.load(Ordering::Relaxed) == (i * i) as u64)
         );
         body_thread
+    }
+
+    /// Each broadcast run writes into the caller's data through its borrowed body: under Miri,
+    /// a run that outlived the scope, or a body dropped after the count, would be caught.
+    #[test]
+    fn spawn_broadcast_runs_borrow_until_the_scope_ends() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let slots: Vec<AtomicU64> = (0..2).map(|_| AtomicU64::new(0)).collect();
+        let label = String::from("run");
+        pool.scope(|s| {
+            s.spawn_broadcast(|_, ctx| {
+                slots[ctx.index()]
+                    .store(label.len() as u64 + ctx.index() as u64, Ordering::Relaxed);
+            });
+        });
+        let got: Vec<u64> = slots.iter().map(|x| x.load(Ordering::Relaxed)).collect();
+        assert_eq!(got, [3, 4]);
     }
 
     #[test]

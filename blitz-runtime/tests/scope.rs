@@ -312,3 +312,42 @@ fn in_place_scope_on_another_pool_keeps_the_callers_pool_running() {
     });
     assert_eq!(done.into_inner(), 2 * (3 + 4));
 }
+
+/// `Scope::spawn_broadcast` runs once per worker, borrows the caller's data, may spawn more
+/// tasks into the scope, and its panic reaches the scope's caller after every run finished.
+#[test]
+fn scope_spawn_broadcast_runs_once_per_worker() {
+    for threads in [2, 3] {
+        let pool = pool(threads);
+        let per_worker: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+        let spawned = AtomicUsize::new(0);
+        pool.scope(|s| {
+            s.spawn_broadcast(|s, ctx| {
+                assert_eq!(ctx.num_threads(), threads);
+                per_worker[ctx.index()].fetch_add(1, Ordering::SeqCst);
+                s.spawn(|_| {
+                    spawned.fetch_add(1, Ordering::SeqCst);
+                });
+            });
+        });
+        assert!(per_worker.iter().all(|n| n.load(Ordering::SeqCst) == 1));
+        assert_eq!(spawned.into_inner(), threads);
+
+        let finished = AtomicUsize::new(0);
+        let err = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                s.spawn_broadcast(|_, ctx| {
+                    if ctx.index() == 0 {
+                        panic!("broadcast run 0");
+                    }
+                    finished.fetch_add(1, Ordering::SeqCst);
+                });
+            })
+        }))
+        .unwrap_err();
+        assert_eq!(err.downcast_ref::<&str>(), Some(&"broadcast run 0"));
+        assert_eq!(finished.into_inner(), threads - 1);
+        // The pool is still usable.
+        assert_eq!(pool.install(|| blitz_runtime::join(|| 1, || 2)), (1, 2));
+    }
+}
