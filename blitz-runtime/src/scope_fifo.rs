@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::broadcast::BroadcastContext;
 use crate::registry::{Registry, Worker};
 use crate::scope::{Scope, in_place_scope, scope};
 use crate::spawn::spawn_in;
@@ -190,6 +191,40 @@ impl<'scope> ScopeFifo<'scope> {
         });
     }
 
+    /// [`Scope::spawn_broadcast`] in this scope: `body` runs once on every worker of the
+    /// pool, as a task of the scope, with the FIFO scope to spawn into. The runs are not
+    /// ordered among the scope's FIFO tasks (each worker starts its run when it comes to it).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let runs = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| {
+    ///     s.spawn_broadcast(|s, _| {
+    ///         runs.fetch_add(1, Ordering::SeqCst);
+    ///         s.spawn_fifo(|_| {
+    ///             runs.fetch_add(10, Ordering::SeqCst);
+    ///         });
+    ///     });
+    /// });
+    /// assert_eq!(runs.into_inner(), 22);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let queue = QueuePtr(self.queue);
+        self.scope().spawn_broadcast(move |scope, ctx| {
+            // Name the whole wrapper, so the closure captures it (it is `Send` and `Sync`),
+            // not its pointer field.
+            let queue = &queue;
+            // SAFETY: the queue outlives the scope's wait, and this run is part of it.
+            let queue = unsafe { &*queue.0 };
+            body(&ScopeFifo::new(scope, queue), ctx);
+        });
+    }
+
     fn queue(&self) -> &FifoQueue<FifoBody<'scope>> {
         // SAFETY: the queue outlives the scope's wait (see `new`), and so this borrow.
         unsafe { &*self.queue }
@@ -202,6 +237,10 @@ struct QueuePtr<'scope>(*const FifoQueue<FifoBody<'scope>>);
 // SAFETY: the queue is a mutex around `Send` bodies, so it is `Sync`, and a pointer to it may go
 // to another thread; its liveness is the scope's wait (see `ScopeFifo::new`).
 unsafe impl Send for QueuePtr<'_> {}
+
+// SAFETY: as for `Send`: shared between the runs of one `spawn_broadcast`, which only lock the
+// queue through it.
+unsafe impl Sync for QueuePtr<'_> {}
 
 /// The queue of a pool's [`spawn_fifo`] tasks.
 pub(crate) type SpawnFifoQueue = FifoQueue<Box<dyn FnOnce() + Send>>;
@@ -293,6 +332,25 @@ mod tests {
         });
         assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
         assert_eq!(nested.into_inner(), 4);
+    }
+
+    /// Every worker runs the broadcast once, and the FIFO tasks its runs spawn (which borrow
+    /// the caller's counters) all finish before the scope returns.
+    #[test]
+    fn spawn_broadcast_in_a_fifo_scope() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let runs: Vec<AtomicUsize> = (0..2).map(|_| AtomicUsize::new(0)).collect();
+        let spawned = AtomicUsize::new(0);
+        pool.scope_fifo(|s| {
+            s.spawn_broadcast(|s, ctx| {
+                runs[ctx.index()].fetch_add(1, Ordering::Relaxed);
+                s.spawn_fifo(|_| {
+                    spawned.fetch_add(1, Ordering::Relaxed);
+                });
+            });
+        });
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+        assert_eq!(spawned.into_inner(), 2);
     }
 
     #[test]
