@@ -66,6 +66,22 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
             ),
         );
     }
+    if let Some(mac) = callee.call_in_macro(&func.block) {
+        let mac_name = mac
+            .path
+            .segments
+            .last()
+            .map_or(String::new(), |s| s.ident.to_string());
+        return syn::Error::new_spanned(
+            &mac.path,
+            format!(
+                "`#[parallel]` found no fork point in `{name}`: it does not look inside macro \
+                 invocations, so the recursive calls in this `{mac_name}!` are not fork points; \
+                 bind them first (`let a = ..; let b = ..;` on consecutive lines fork) and pass \
+                 the results to the macro"
+            ),
+        );
+    }
     let call = if !callee.is_method {
         format!("`{name}(a) + {name}(b)`")
     } else if callee.has_receiver {

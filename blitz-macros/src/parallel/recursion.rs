@@ -258,6 +258,54 @@ impl Callee {
         finder.found
     }
 
+    /// A macro invocation in `block` (other than `fork_join!`, which the rewriting enters)
+    /// whose tokens call this fn by name (`name(..)`, `.name(..)`): when the fn has no fork
+    /// point, such calls are most likely what the user meant to fork, and the error points at
+    /// the macro.
+    pub(super) fn call_in_macro(&self, block: &syn::Block) -> Option<syn::Macro> {
+        struct Finder<'a> {
+            name: &'a Ident,
+            found: Option<syn::Macro>,
+        }
+        fn calls(tokens: TokenStream, name: &Ident) -> bool {
+            let mut tokens = tokens.into_iter().peekable();
+            while let Some(tt) = tokens.next() {
+                match tt {
+                    TokenTree::Ident(i) if i == *name => {
+                        let next = tokens.peek();
+                        if matches!(next, Some(TokenTree::Group(g))
+                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                        {
+                            return true;
+                        }
+                    }
+                    TokenTree::Group(g) if calls(g.stream(), name) => return true,
+                    _ => {}
+                }
+            }
+            false
+        }
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+                let is_fork_join = mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "fork_join");
+                if self.found.is_none() && !is_fork_join && calls(mac.tokens.clone(), self.name) {
+                    self.found = Some(mac.clone());
+                }
+            }
+            fn visit_item(&mut self, _: &'ast Item) {}
+        }
+        let mut finder = Finder {
+            name: &self.name,
+            found: None,
+        };
+        finder.visit_block(block);
+        finder.found
+    }
+
     pub(super) fn is_call(&self, e: &Expr) -> bool {
         self.call_form(e).is_some()
     }

@@ -303,6 +303,28 @@ impl<'a> Rewriter<'a> {
             Some(TokenTree::Punct(p)) if p.as_char() == '#'
         );
         if has_attribute {
+            let recurses = match stmt {
+                Stmt::Local(l) => l
+                    .init
+                    .as_ref()
+                    .is_some_and(|i| self.callee.makes_call(&i.expr)),
+                Stmt::Expr(e, _) => self.callee.makes_call(e),
+                _ => false,
+            };
+            if recurses {
+                let name = &self.callee.name;
+                self.unforkable_statement.get_or_insert_with(|| {
+                    syn::Error::new_spanned(
+                        stmt,
+                        format!(
+                            "`#[parallel]` found no fork point in `{name}`: this statement \
+                             recurses but has an attribute, which belongs to the statement as \
+                             written, so it runs outside any fork; remove the attribute or \
+                             move it off the statement"
+                        ),
+                    )
+                });
+            }
             return false;
         }
         let expr = match stmt {
