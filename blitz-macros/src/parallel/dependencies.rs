@@ -211,29 +211,26 @@ fn idents(tokens: TokenStream) -> HashSet<String> {
 /// format placeholders). More than a format string names (an escaped `{{x}}` counts too): a
 /// word too many only keeps two statements apart.
 fn braced_words(literal: &str, out: &mut HashSet<String>) {
+    let mut keep = |word: String| {
+        if !word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit()) {
+            out.insert(word);
+        }
+    };
     let mut depth = 0usize;
     let mut word = String::new();
     for c in literal.chars() {
-        let in_word = depth > 0 && (c == '_' || c.is_alphanumeric());
-        if in_word {
+        if depth > 0 && (c == '_' || c.is_alphanumeric()) {
             word.push(c);
             continue;
         }
-        if !word.is_empty() {
-            if !word.starts_with(|c: char| c.is_ascii_digit()) {
-                out.insert(std::mem::take(&mut word));
-            }
-            word.clear();
-        }
+        keep(std::mem::take(&mut word));
         match c {
             '{' => depth += 1,
             '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    if !word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(word);
-    }
+    keep(word);
 }
 
 /// The places of some bindings that one branch of a fork names, each as a field path from the

@@ -95,6 +95,15 @@ fn check_not_shadowed(func: &ItemFn) -> syn::Result<()> {
     }
 }
 
+/// Whether `mac` is a `fork_join!` (under any path): the one macro whose arms the rewriting
+/// enters.
+pub(super) fn is_fork_join(mac: &syn::Macro) -> bool {
+    mac.path
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "fork_join")
+}
+
 /// The names of the parameters of `sig` that are `&mut` references (`self` for `&mut self` or
 /// `self: &mut Self`).
 fn exclusive_params(sig: &syn::Signature) -> HashSet<String> {
@@ -287,12 +296,10 @@ impl Callee {
         }
         impl<'ast> Visit<'ast> for Finder<'_> {
             fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-                let is_fork_join = mac
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "fork_join");
-                if self.found.is_none() && !is_fork_join && calls(mac.tokens.clone(), self.name) {
+                if self.found.is_none()
+                    && !is_fork_join(mac)
+                    && calls(mac.tokens.clone(), self.name)
+                {
                     self.found = Some(mac.clone());
                 }
             }

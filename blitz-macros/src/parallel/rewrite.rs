@@ -26,7 +26,7 @@ use syn::{BinOp, Block, Expr, Ident, Item, Pat, Path, Stmt, Token};
 
 use super::dependencies::{Conflict, PlaceUses, RunNames, StmtNames, any_conflict, assignment};
 use super::placement::Placement;
-use super::recursion::{CallForm, Callee};
+use super::recursion::{CallForm, Callee, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
 use crate::fork_join::ForkJoin;
 
@@ -302,31 +302,6 @@ impl<'a> Rewriter<'a> {
             stmt.to_token_stream().into_iter().next(),
             Some(TokenTree::Punct(p)) if p.as_char() == '#'
         );
-        if has_attribute {
-            let recurses = match stmt {
-                Stmt::Local(l) => l
-                    .init
-                    .as_ref()
-                    .is_some_and(|i| self.callee.makes_call(&i.expr)),
-                Stmt::Expr(e, _) => self.callee.makes_call(e),
-                _ => false,
-            };
-            if recurses {
-                let name = &self.callee.name;
-                self.unforkable_statement.get_or_insert_with(|| {
-                    syn::Error::new_spanned(
-                        stmt,
-                        format!(
-                            "`#[parallel]` found no fork point in `{name}`: this statement \
-                             recurses but has an attribute, which belongs to the statement as \
-                             written, so it runs outside any fork; remove the attribute or \
-                             move it off the statement"
-                        ),
-                    )
-                });
-            }
-            return false;
-        }
         let expr = match stmt {
             // A `let .. else`'s `else` runs after the join, as a `?` does.
             Stmt::Local(l) => match &l.init {
@@ -341,6 +316,21 @@ impl<'a> Rewriter<'a> {
         };
         let (inner, _) = common::peel_try(expr);
         if !self.callee.makes_call(inner) {
+            return false;
+        }
+        if has_attribute {
+            let name = &self.callee.name;
+            self.unforkable_statement.get_or_insert_with(|| {
+                syn::Error::new_spanned(
+                    stmt,
+                    format!(
+                        "`#[parallel]` found no fork point in `{name}`: this statement recurses \
+                         but has an attribute, which belongs to the statement as written, so it \
+                         runs outside any fork; remove the attribute or move it off the \
+                         statement"
+                    ),
+                )
+            });
             return false;
         }
         let escape = common::check_escapes(
@@ -361,29 +351,20 @@ impl<'a> Rewriter<'a> {
         }
     }
 
-    /// The branch of a statement whose value has no type to keep (an assignment's, a `let ..
-    /// else`'s): `value` without its trailing `?`s, its call's call-making arguments hoisted
-    /// into `hoisted`, rewritten.
+    /// The branch body of a statement whose value has no type to keep (an assignment's, a
+    /// `let .. else`'s): `value` without its trailing `?`s (returned, to apply after the
+    /// join), its call's call-making arguments hoisted into `hoisted`, rewritten.
     fn untyped_branch(
         &mut self,
         value: &Expr,
-        span: Span,
         hoisted: &mut Vec<Hoisted>,
-    ) -> StatementBranch {
+    ) -> (TokenStream, Vec<Token![?]>) {
         let (mut inner, tries) = peel_try_owned(&mut value.clone());
         if self.callee.is_call(&inner) {
             self.hoist_arguments(&mut inner, hoisted);
         }
         self.visit_expr_mut(&mut inner);
-        let body = inner.to_token_stream();
-        StatementBranch {
-            branch: Branch {
-                span,
-                body: body.clone(),
-            },
-            value: Branch { span, body },
-            tries,
-        }
+        (inner.to_token_stream(), tries)
     }
 
     fn flush(&mut self, group: &mut Vec<Stmt>, out: &mut Vec<(Stmt, bool)>, at_end: bool) {
@@ -412,10 +393,13 @@ impl<'a> Rewriter<'a> {
                 && let Some((place, op, value)) = assignment(e)
             {
                 let (place, op) = (place.clone(), op.clone());
-                let branch = self.untyped_branch(value, span, &mut hoisted);
-                let result = common::apply_tries(&common::result_ident(i), &branch.tries);
-                branches.push(branch.branch);
-                values.push(branch.value);
+                let (body, tries) = self.untyped_branch(value, &mut hoisted);
+                let result = common::apply_tries(&common::result_ident(i), &tries);
+                branches.push(Branch {
+                    span,
+                    body: body.clone(),
+                });
+                values.push(Branch { span, body });
                 assignments.push(quote_spanned!(span=> #place #op #result;));
                 pats.push(quote!(_));
                 types.push(quote!(_));
@@ -428,13 +412,16 @@ impl<'a> Rewriter<'a> {
             {
                 // `let PAT = f(a) else { .. };`: the call forks, the pattern is tried after
                 // the join, in statement order.
-                let branch = self.untyped_branch(&init.expr, span, &mut hoisted);
+                let (body, tries) = self.untyped_branch(&init.expr, &mut hoisted);
                 let (pat, result) = (
                     &l.pat,
-                    common::apply_tries(&common::result_ident(i), &branch.tries),
+                    common::apply_tries(&common::result_ident(i), &tries),
                 );
-                branches.push(branch.branch);
-                values.push(branch.value);
+                branches.push(Branch {
+                    span,
+                    body: body.clone(),
+                });
+                values.push(Branch { span, body });
                 let mut diverge = (**diverge).clone();
                 self.visit_expr_mut(&mut diverge);
                 let_elses.push(quote_spanned!(span=> let #pat = #result else #diverge;));
@@ -504,16 +491,6 @@ impl<'a> Rewriter<'a> {
             out.push((Stmt::Expr(syn::parse_quote!(#value), None), true));
         }
     }
-}
-
-/// A statement's forked value as a branch of the fork (see [`Rewriter::untyped_branch`]).
-struct StatementBranch {
-    /// What the branch's closure runs.
-    branch: Branch,
-    /// The same, for the fork's sequential arms.
-    value: Branch,
-    /// The `?`s that followed the call, applied to its result after the join.
-    tries: Vec<Token![?]>,
 }
 
 /// A value evaluated before a fork, bound by a `match` around it and replaced by its name
@@ -760,12 +737,7 @@ impl VisitMut for Rewriter<'_> {
     }
 
     fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
-        let is_fork_join = mac
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "fork_join");
-        if !is_fork_join {
+        if !is_fork_join(mac) {
             return;
         }
         // Invalid input is left for `fork_join!` itself to report.
