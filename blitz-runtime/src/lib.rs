@@ -59,6 +59,7 @@ pub(crate) mod sync;
 mod test_panics;
 #[cfg(all(test, not(loom)))]
 mod test_rng;
+mod thread_spawn;
 pub(crate) mod threads;
 pub(crate) mod unwind;
 mod watch;
@@ -78,9 +79,10 @@ pub use pool::{
 pub use registry::Worker;
 pub use scope::{Scope, in_place_scope, scope};
 pub use scope_fifo::{ScopeFifo, in_place_scope_fifo, scope_fifo, spawn_fifo};
-#[doc(hidden)]
 pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
 pub use spawn::{spawn, spawn_broadcast};
+#[doc(hidden)]
+pub use thread_spawn::{CustomSpawn, DefaultSpawn, ThreadBuilder};
 pub use yielding::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
 /// What the facade's `__private` module re-exports for the code `#[parallel]` generates, and

@@ -12,6 +12,7 @@ use crate::scope::{Scope, scope_in_worker, scope_on};
 use crate::scope_fifo::{ScopeFifo, in_place_scope_fifo_on, spawn_fifo_in};
 use crate::sleep::MAX_THREADS;
 use crate::spawn::{spawn_broadcast_in, spawn_in};
+use crate::thread_spawn::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::threads::{Handlers, ThreadNameFn, release_workers, start_workers};
 use crate::yielding::{Yield, yield_on};
 
@@ -125,16 +126,20 @@ impl std::error::Error for ThreadPoolBuildError {
 ///     .expect("pool");
 /// assert_eq!(pool.current_num_threads(), 2);
 /// ```
+///
+/// `S` is how the pool's threads are started: by the pool ([`DefaultSpawn`]), or by a handler
+/// set with [`spawn_handler`](Self::spawn_handler).
 #[derive(Default)]
 #[must_use]
-pub struct ThreadPoolBuilder {
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: Option<usize>,
     thread_name: Option<Box<ThreadNameFn>>,
     stack_size: Option<usize>,
     handlers: Handlers,
+    spawner: S,
 }
 
-impl fmt::Debug for ThreadPoolBuilder {
+impl<S: fmt::Debug> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.num_threads)
@@ -143,6 +148,7 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("panic_handler", &self.handlers.panic.is_some())
             .field("start_handler", &self.handlers.start.is_some())
             .field("exit_handler", &self.handlers.exit.is_some())
+            .field("spawner", &self.spawner)
             .finish()
     }
 }
@@ -151,6 +157,103 @@ impl ThreadPoolBuilder {
     /// A builder with every setting at its default.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Builds a pool whose threads are scoped threads of the caller, started by `wrapper`, and
+    /// calls `with_pool` with it (rayon's `build_scoped`).
+    ///
+    /// `wrapper` receives each worker's [`ThreadBuilder`] on its own thread and must call
+    /// [`run`](ThreadBuilder::run) (it may set the thread up first, and clean up after `run`
+    /// returns). Because the threads are scoped, the pool's work may borrow from the caller's
+    /// stack through `wrapper`, and every thread has ended when `build_scoped` returns: the
+    /// pool is dropped when `with_pool` returns (or panics), and the threads are then joined.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let started = AtomicUsize::new(0); // on the caller's stack, borrowed by the workers
+    /// let total = blitz::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             started.fetch_add(1, Ordering::Relaxed);
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| blitz::join(|| 1 + 2, || 3 + 4)),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(total, (3, 7));
+    /// assert_eq!(started.load(Ordering::Relaxed), 2);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`build`](Self::build); `with_pool` is not called then.
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, ThreadPoolBuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        builder = builder.stack_size(size);
+                    }
+                    let wrapper = &wrapper;
+                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts the pool's threads with `spawn` instead of `std::thread::spawn` (rayon's
+    /// `spawn_handler`): `build` calls it once per worker, in index order, with that worker's
+    /// [`ThreadBuilder`], and the handler must get [`ThreadBuilder::run`] called on a thread of
+    /// its own. An `Err` makes `build` fail with [`ThreadPoolBuildError::ThreadSpawn`].
+    ///
+    /// The pool does not join these threads when it is dropped: whoever started them does (a
+    /// scope, say). The handler need not be `'static`, so it may start scoped threads; see
+    /// also [`build_scoped`](ThreadPoolBuilder::build_scoped).
+    ///
+    /// ```
+    /// let mut handles = Vec::new();
+    /// let pool = blitz::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .thread_name(|i| format!("custom-{i}"))
+    ///     .spawn_handler(|thread| {
+    ///         let name = thread.name().unwrap().to_owned();
+    ///         handles.push(std::thread::Builder::new().name(name).spawn(|| thread.run())?);
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+    /// assert!(name.unwrap().starts_with("custom-"));
+    /// drop(pool); // the workers exit ...
+    /// for handle in handles {
+    ///     handle.join().unwrap(); // ... and are joined here
+    /// }
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            num_threads: self.num_threads,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            handlers: self.handlers,
+            spawner: CustomSpawn::new(spawn),
+        }
     }
 
     /// The number of worker threads. `0` (the default) means: the value of
@@ -229,7 +332,9 @@ impl ThreadPoolBuilder {
         self.handlers.panic = Some(Box::new(handler));
         self
     }
+}
 
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Builds the pool and starts its threads.
     ///
     /// # Errors
@@ -288,8 +393,13 @@ impl ThreadPoolBuilder {
     ) -> Result<(Arc<Registry>, Vec<JoinHandle<()>>), ThreadPoolBuildError> {
         let num_threads = self.resolve_num_threads()?;
         let registry = Registry::new(num_threads, std::mem::take(&mut self.handlers));
-        let threads = start_workers(&registry, self.thread_name.as_deref_mut(), self.stack_size)
-            .map_err(ThreadPoolBuildError::ThreadSpawn)?;
+        let threads = start_workers(
+            &registry,
+            self.thread_name.as_deref_mut(),
+            self.stack_size,
+            &mut self.spawner,
+        )
+        .map_err(ThreadPoolBuildError::ThreadSpawn)?;
         Ok((registry, threads))
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::registry::{Registry, Worker};
+use crate::thread_spawn::{ThreadSpawn, thread_builder};
 use crate::unwind::{AbortOnUnwind, abort};
 
 /// Called with a panic payload that escaped a spawned task or a handler.
@@ -94,38 +95,35 @@ impl Registry {
     }
 }
 
-/// Starts one thread per worker of `registry`, each running [`main_loop`].
+/// Starts one thread per worker of `registry` through `spawner`, each running [`main_loop`].
+/// Returns the handles of the threads the pool must join (those it started itself).
 ///
 /// A build that fails half-way leaves nothing running: if a thread cannot be started, or the
-/// `thread_name` closure panics, the workers already started are stopped and joined before the
-/// error is returned (or the panic resumed).
+/// `thread_name` closure or a spawn handler panics, the pool is terminated, so the workers
+/// already started exit (those the pool started are joined) before the error is returned (or
+/// the panic resumed).
 pub(crate) fn start_workers(
     registry: &Arc<Registry>,
     mut thread_name: Option<&mut ThreadNameFn>,
     stack_size: Option<usize>,
+    spawner: &mut impl ThreadSpawn,
 ) -> Result<Vec<JoinHandle<()>>, io::Error> {
     let num_threads = registry.num_threads();
     let mut threads = Vec::with_capacity(num_threads);
     for index in 0..num_threads {
-        let mut builder = std::thread::Builder::new();
-        if let Some(name) = thread_name.as_mut() {
-            match panic::catch_unwind(AssertUnwindSafe(|| name(index))) {
-                Ok(name) => builder = builder.name(name),
-                Err(payload) => {
-                    stop_started_workers(registry, threads);
-                    panic::resume_unwind(payload);
-                }
-            }
-        }
-        if let Some(size) = stack_size {
-            builder = builder.stack_size(size);
-        }
-        let thread_registry = Arc::clone(registry);
-        match builder.spawn(move || main_loop(thread_registry, index)) {
-            Ok(handle) => threads.push(handle),
-            Err(err) => {
+        let started = panic::catch_unwind(AssertUnwindSafe(|| {
+            let name = thread_name.as_mut().map(|name| name(index));
+            spawner.spawn(thread_builder(registry, index, name, stack_size))
+        }));
+        match started {
+            Ok(Ok(handle)) => threads.extend(handle),
+            Ok(Err(err)) => {
                 stop_started_workers(registry, threads);
                 return Err(err);
+            }
+            Err(payload) => {
+                stop_started_workers(registry, threads);
+                panic::resume_unwind(payload);
             }
         }
     }
@@ -133,7 +131,8 @@ pub(crate) fn start_workers(
 }
 
 /// A build failed: terminates the pool (drops the count its handle would have held) and joins
-/// the workers started so far. They have run no job, so they exit at once.
+/// the workers started so far (those a spawn handler started are not ours to join). They have
+/// run no job, so they exit at once.
 #[cold]
 fn stop_started_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
     registry.terminate();
