@@ -124,10 +124,10 @@
 //! Sources: integer ranges, `&[T]`/`&Vec<T>`, `&mut [T]`/`&mut Vec<T>` (anything
 //! implementing [`IntoParallelSource`]), and `v.iter()`, `v.iter_mut()`, `v.chunks(k)`,
 //! `v.chunks_mut(k)`, `v.iter().enumerate()`, `v.iter_mut().enumerate()`, which are rewritten
-//! to the runtime's sources. Each leaf runs a plain `for` loop over its piece, so `continue` works and LLVM can
-//! vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^` gives the body a private
-//! accumulator starting at the identity; the pieces' results are combined into `var` after the
-//! loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.
+//! to the runtime's sources. Each leaf runs a plain `for` loop over its piece, so `continue`
+//! works and LLVM can vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^
+//! wrapping_add wrapping_mul` gives the body a private accumulator starting at the identity;
+//! the pieces' results are combined into `var` after the loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.
 //!
 //! # Which pool runs the work, and when that panics
 //!
@@ -201,6 +201,10 @@ pub mod __private {
         pub struct BitOr;
         /// `reduce(^: ..)`.
         pub struct BitXor;
+        /// `reduce(wrapping_add: ..)`.
+        pub struct WrappingAdd;
+        /// `reduce(wrapping_mul: ..)`.
+        pub struct WrappingMul;
 
         /// A type with an identity and an associative combining function for the operator
         /// `Op`.
@@ -244,10 +248,35 @@ pub mod __private {
             )*};
         }
 
+        /// Two pieces' partial results overflowed when combined. With overflow checks (debug
+        /// builds), a panic that says so and names the wrapping operator, since the body may
+        /// wrap on purpose (the sequential loop then never overflows); without them, the
+        /// wrapped value, as the operator itself gives in a release build.
+        #[cold]
+        #[inline(never)]
+        pub fn combine_overflowed<T>(ty: &str, op: &str, wrapping: &str, wrapped: T) -> T {
+            if cfg!(debug_assertions) {
+                panic!(
+                    "blitz: `par_for!` `reduce({op}: ..)` on `{ty}`: combining two pieces' \
+                     partial results with `{op}` overflowed; if the loop body wraps on purpose, \
+                     write `reduce({wrapping}: ..)`"
+                );
+            }
+            wrapped
+        }
+
         macro_rules! int_reduce {
             ($t:ty) => {
-                reduce_impl!(Add, 0, |a, b| a + b; $t);
-                reduce_impl!(Mul, 1, |a, b| a * b; $t);
+                reduce_impl!(Add, 0, |a, b| match a.checked_add(b) {
+                    Some(sum) => sum,
+                    None => combine_overflowed(stringify!($t), "+", "wrapping_add", a.wrapping_add(b)),
+                }; $t);
+                reduce_impl!(Mul, 1, |a, b| match a.checked_mul(b) {
+                    Some(product) => product,
+                    None => combine_overflowed(stringify!($t), "*", "wrapping_mul", a.wrapping_mul(b)),
+                }; $t);
+                reduce_impl!(WrappingAdd, 0, |a, b| a.wrapping_add(b); $t);
+                reduce_impl!(WrappingMul, 1, |a, b| a.wrapping_mul(b); $t);
                 reduce_impl!(Min, <$t>::MAX, |a, b| Ord::min(a, b); $t);
                 reduce_impl!(Max, <$t>::MIN, |a, b| Ord::max(a, b); $t);
                 reduce_impl!(BitAnd, !0, |a, b| a & b; $t);

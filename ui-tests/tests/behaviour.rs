@@ -373,6 +373,61 @@ fn par_for_reductions() {
     });
 }
 
+/// Items slow enough that the loop is split and its pieces combined.
+fn slow(i: u64) -> u64 {
+    std::thread::sleep(std::time::Duration::from_micros(50));
+    i
+}
+
+#[test]
+fn par_for_wrapping_reductions_match_the_sequential_loop() {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let pool = pool();
+    pool.install(|| {
+        // Each piece's partial sum wraps, and so would their sum with `+`.
+        let mut h = 7u64;
+        blitz::par_for!(i in 0..200u64, reduce(wrapping_add: h) => {
+            h = h.wrapping_add(slow(i).wrapping_mul(K));
+        });
+        let expected = (0..200u64).fold(7u64, |h, i| h.wrapping_add(i.wrapping_mul(K)));
+        assert_eq!(h, expected);
+
+        let mut p = 3u32;
+        let v: Vec<u32> = (1..=200).collect();
+        blitz::par_for!(x in v.iter().map(|&x| slow(u64::from(x)) as u32), reduce(wrapping_mul: p) => {
+            p = p.wrapping_mul(x | 1);
+        });
+        assert_eq!(p, v.iter().fold(3u32, |p, &x| p.wrapping_mul(x | 1)));
+    });
+}
+
+/// A body that wraps, reduced with `+`: its pieces' partial results overflow when combined,
+/// which a debug build reports with the way out.
+#[cfg(debug_assertions)]
+#[test]
+fn par_for_add_reduction_overflow_names_wrapping_add() {
+    let pool = pool();
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            let mut h = 0u64;
+            // Each item subtracts 1 (wrapping): every piece's result is near `u64::MAX`.
+            blitz::par_for!(i in 0..64u64, reduce(+: h) => h = h.wrapping_add(slow(i) | u64::MAX));
+            h
+        })
+    }))
+    .unwrap_err();
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("reduce(+: ..)") && message.contains("reduce(wrapping_add: ..)"),
+        "unexpected panic message: {message:?}"
+    );
+    // The pool is still usable.
+    assert_eq!(pool.install(|| blitz::join(|| 1, || 2)), (1, 2));
+}
+
 #[test]
 fn par_for_slices_and_continue() {
     let pool = pool();

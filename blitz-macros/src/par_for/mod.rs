@@ -48,6 +48,8 @@ enum Op {
     BitAnd,
     BitOr,
     BitXor,
+    WrappingAdd,
+    WrappingMul,
 }
 
 impl Op {
@@ -129,6 +131,21 @@ impl Parse for ParFor {
     }
 }
 
+/// The reduce operators, as error messages list them.
+const OPERATORS: &str = "`+`, `*`, `min`, `max`, `&`, `|`, `^`, `wrapping_add`, `wrapping_mul`";
+
+/// The operator named by the identifier `input` starts with, if it names one.
+fn named_op(input: ParseStream) -> Option<Op> {
+    let ident = input.fork().parse::<Ident>().ok()?;
+    Some(match ident.to_string().as_str() {
+        "min" => Op::Min,
+        "max" => Op::Max,
+        "wrapping_add" => Op::WrappingAdd,
+        "wrapping_mul" => Op::WrappingMul,
+        _ => return None,
+    })
+}
+
 fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
     let content;
     syn::parenthesized!(content in input);
@@ -148,19 +165,14 @@ fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
     } else if content.peek(Token![^]) {
         content.parse::<Token![^]>()?;
         Op::BitXor
-    } else if content.peek(Ident) && (content.fork().parse::<Ident>()? == "min") {
+    } else if let Some(op) = named_op(&content) {
         content.parse::<Ident>()?;
-        Op::Min
-    } else if content.peek(Ident) && (content.fork().parse::<Ident>()? == "max") {
-        content.parse::<Ident>()?;
-        Op::Max
+        op
     } else {
         let tt: proc_macro2::TokenTree = content.parse()?;
         return Err(syn::Error::new_spanned(
             &tt,
-            format!(
-                "unknown reduce operator `{tt}`: use one of `+`, `*`, `min`, `max`, `&`, `|`, `^`"
-            ),
+            format!("unknown reduce operator `{tt}`: use one of {OPERATORS}"),
         ));
     };
     if !content.peek(Token![:]) {
@@ -308,14 +320,25 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
                     "cannot assign to `{ident}` inside `par_for!`: the body runs on several \
                      threads at once and `{ident}` is captured from outside the loop; \
                      to combine values across iterations add `reduce({op}: {ident})` \
-                     (operators: + * min max & | ^)"
+                     (operators: {OPERATORS})"
                 ),
             ));
         }
     }
     impl<'a> Visit<'a> for Assigns<'_> {
         fn visit_expr_assign(&mut self, e: &'a syn::ExprAssign) {
-            self.check(&e.left, None);
+            // `x = x.max(..)`, `x = x.wrapping_add(..)`: advise that operator.
+            let op = match &*e.right {
+                Expr::MethodCall(call) => match call.method.to_string().as_str() {
+                    "min" => Some("min"),
+                    "max" => Some("max"),
+                    "wrapping_add" => Some("wrapping_add"),
+                    "wrapping_mul" => Some("wrapping_mul"),
+                    _ => None,
+                },
+                _ => None,
+            };
+            self.check(&e.left, op);
             syn::visit::visit_expr_assign(self, e);
         }
         fn visit_expr_binary(&mut self, e: &'a syn::ExprBinary) {
