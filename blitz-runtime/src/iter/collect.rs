@@ -157,7 +157,15 @@ pub(super) fn collect_pieces<I: ParallelIterator>(iter: I) -> Vec<Vec<I::Item>> 
 fn append_pieces<T: Send>(pieces: Vec<Vec<T>>, vec: &mut Vec<T>) {
     let total: usize = pieces.iter().map(Vec::len).sum();
     if pieces.len() <= 1 {
-        vec.extend(pieces.into_iter().flatten());
+        // One piece (the loop stayed on its caller): taken as it is into an empty `vec`,
+        // else moved with one copy (`extend` from a `Vec` is a `memcpy`).
+        if let Some(piece) = pieces.into_iter().next() {
+            if vec.is_empty() && piece.capacity() >= vec.capacity() {
+                *vec = piece;
+            } else {
+                vec.extend(piece);
+            }
+        }
         return;
     }
     vec.reserve(total);
@@ -674,7 +682,27 @@ impl<T: Send, C: Extend<T>> ParallelExtend<T> for C {
     where
         I: IntoParallelIterator<Item = T>,
     {
-        self.extend(collect_vec(iter.into_par_iter()));
+        let iter = iter.into_par_iter();
+        match iter.opt_len() {
+            Some(len) => {
+                let mut items = Vec::new();
+                append_known_len(len, iter, &mut items);
+                self.extend(items);
+            }
+            None => {
+                // One piece (a loop that stayed on its caller) goes to `self` as it is;
+                // several are gathered into one `Vec` in parallel first, so that `self` sees
+                // one `extend` of known length.
+                let mut pieces = collect_pieces(iter);
+                if pieces.len() == 1 {
+                    self.extend(pieces.pop().expect("one piece"));
+                } else {
+                    let mut items = Vec::new();
+                    append_pieces(pieces, &mut items);
+                    self.extend(items);
+                }
+            }
+        }
     }
 
     fn par_extend_gathered(&mut self, pieces: Vec<Vec<T>>) {

@@ -276,6 +276,22 @@ fn adaptors_and_collect_match_std() {
                 &extended[1..],
                 &s.clone().map(|x| x + 1).collect::<Vec<_>>()[..]
             );
+            // Unindexed: one piece (a short input) or several, after existing items.
+            let mut evens = vec![1u64, 2];
+            evens.par_extend(v.par_iter().copied().filter(|x| x % 2 == 0));
+            assert_eq!(
+                evens,
+                [1, 2]
+                    .into_iter()
+                    .chain(s.clone().copied().filter(|x| x % 2 == 0))
+                    .collect::<Vec<_>>()
+            );
+            let mut set = std::collections::BTreeSet::from([u64::MAX]);
+            set.par_extend(v.par_iter().copied().filter(|x| x % 3 == 0));
+            let mut set_std: std::collections::BTreeSet<u64> =
+                s.clone().copied().filter(|x| x % 3 == 0).collect();
+            set_std.insert(u64::MAX);
+            assert_eq!(set, set_std);
             let mut text = String::from(">");
             text.par_extend(v.par_iter().filter(|&&x| x < 10).map(|x| x.to_string()));
             let text_std: String = s
