@@ -7,6 +7,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, LitStr, Path, Token};
 
 /// The facade's package name, under which the calling crate's Cargo.toml lists it.
@@ -350,6 +351,66 @@ pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
 
 /// Token strings compared in expansion tests, with trailing commas removed (rustfmt adds them
 /// to the expected side, the generated side has its own).
+/// Removes the invisible groups that `macro_rules!` puts around an `$x:expr` fragment, so the
+/// macros see `f(a)?` or `v.iter().map(..)` passed through another macro as they see it
+/// written directly. A group around an expression that binds less tightly than a method call
+/// (`$a * 2` with `$a` = `1 + 1`) becomes parentheses, which keep its precedence.
+pub(crate) struct Ungroup;
+
+impl Ungroup {
+    /// `Ungroup` applied to every expression in `e`.
+    pub(crate) fn expr(e: &mut Expr) {
+        Ungroup.visit_expr_mut(e);
+    }
+}
+
+impl VisitMut for Ungroup {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let Expr::Group(group) = e else { return };
+        let inner = std::mem::replace(&mut *group.expr, Expr::Verbatim(TokenStream::new()));
+        *e = if is_postfix_or_primary(&inner) && group.attrs.is_empty() {
+            inner
+        } else {
+            Expr::Paren(syn::ExprParen {
+                attrs: std::mem::take(&mut group.attrs),
+                paren_token: syn::token::Paren(group.group_token.span),
+                expr: Box::new(inner),
+            })
+        };
+    }
+
+    // Items have their own expansion (an inner `#[parallel]` fn sees its own groups).
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Whether `e` binds at least as tightly as a method call, so it means the same wherever an
+/// invisible group around it is dropped.
+fn is_postfix_or_primary(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Array(_)
+            | Expr::Async(_)
+            | Expr::Await(_)
+            | Expr::Block(_)
+            | Expr::Call(_)
+            | Expr::Const(_)
+            | Expr::Field(_)
+            | Expr::Index(_)
+            | Expr::Lit(_)
+            | Expr::Macro(_)
+            | Expr::MethodCall(_)
+            | Expr::Paren(_)
+            | Expr::Path(_)
+            | Expr::Repeat(_)
+            | Expr::Struct(_)
+            | Expr::Try(_)
+            | Expr::TryBlock(_)
+            | Expr::Tuple(_)
+            | Expr::Unsafe(_)
+    )
+}
+
 #[cfg(test)]
 pub(crate) fn normalize(tokens: impl ToString) -> String {
     let s = tokens.to_string();

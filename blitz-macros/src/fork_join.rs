@@ -11,7 +11,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Pat, Path, Token, Type};
 
-use crate::common::{self, Branch, EscapeCheck};
+use crate::common::{self, Branch, EscapeCheck, Ungroup};
 
 /// The parsed input of `fork_join!`.
 pub(crate) struct ForkJoin {
@@ -78,15 +78,18 @@ impl Parse for Arm {
         let fork = input.fork();
         if let Ok(binding) = parse_binding(&fork) {
             input.advance_to(&fork);
-            let expr = input.parse()?;
+            let mut expr = input.parse()?;
+            Ungroup::expr(&mut expr);
             return Ok(Arm {
                 binding: Some(binding),
                 expr,
             });
         }
+        let mut expr = input.parse()?;
+        Ungroup::expr(&mut expr);
         Ok(Arm {
             binding: None,
-            expr: input.parse()?,
+            expr,
         })
     }
 }

@@ -12,7 +12,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::visit::Visit;
 use syn::{Expr, Ident, Pat, Path, Token};
 
-use crate::common::{self, EscapeCheck};
+use crate::common::{self, EscapeCheck, Ungroup};
 
 mod expand;
 mod sources;
@@ -78,7 +78,8 @@ impl Parse for ParFor {
         }
         input.parse::<Token![in]>()?;
         // Like `for`: a `{` after the source starts the body, not a struct literal.
-        let source = Expr::parse_without_eager_brace(input)?;
+        let mut source = Expr::parse_without_eager_brace(input)?;
+        Ungroup::expr(&mut source);
         let mut grain = None;
         let mut reduces: Vec<Reduce> = Vec::new();
         while input.peek(Token![,]) {
@@ -94,7 +95,9 @@ impl Parse for ParFor {
                     return Err(syn::Error::new_spanned(clause, "duplicate `grain` clause"));
                 }
                 input.parse::<Token![=]>()?;
-                grain = Some(input.parse()?);
+                let mut g = input.parse()?;
+                Ungroup::expr(&mut g);
+                grain = Some(g);
             } else if clause == "reduce" {
                 reduces.push(parse_reduce(input)?);
             } else {
@@ -111,7 +114,8 @@ impl Parse for ParFor {
             return Err(input.error(format!("expected `=>` before the loop body: {USAGE}")));
         }
         input.parse::<Token![=>]>()?;
-        let body = input.parse()?;
+        let mut body = input.parse()?;
+        Ungroup::expr(&mut body);
         if input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
         }
@@ -181,7 +185,8 @@ fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
         );
     }
     content.parse::<Token![:]>()?;
-    let target = content.parse()?;
+    let mut target = content.parse()?;
+    Ungroup::expr(&mut target);
     if !content.is_empty() {
         return Err(content.error("expected `)`: `reduce` takes one operator and one variable"));
     }

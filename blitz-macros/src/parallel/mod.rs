@@ -24,10 +24,13 @@ use syn::parse::{Parse, Parser};
 use args::Args;
 use recursion::Callee;
 
+use crate::common;
+
 /// Entry point: parse, analyse, expand.
 pub(crate) fn parallel(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = Args::parse.parse2(args)?;
-    let func = args::parse_fn(item)?;
+    let mut func = args::parse_fn(item)?;
+    syn::visit_mut::VisitMut::visit_block_mut(&mut common::Ungroup, &mut func.block);
     let callee = Callee::of(&func)?;
     let placement = placement::choose(&func, callee.is_method);
     expand::expand(&args, &func, &callee, placement)

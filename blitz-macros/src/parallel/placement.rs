@@ -69,7 +69,9 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut headers: Vec<String> = Vec::new();
     let (mut at_line, mut at_col) = (1usize, 1usize);
-    let mut start = 0usize;
+    // The text since the last `{`, `}` or `;`, comments and literals replaced by a space:
+    // a comment above an item (a doc comment, a licence) is not part of its header.
+    let mut header = String::new();
     let mut i = 0usize;
     // Advances over `n` chars, keeping line and column.
     let step = |i: &mut usize, n: usize, at_line: &mut usize, at_col: &mut usize| {
@@ -98,20 +100,18 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
             _ => 0,
         };
         if skip > 0 {
+            header.push(' ');
             step(&mut i, skip, &mut at_line, &mut at_col);
             continue;
         }
         match c {
-            '{' => {
-                headers.push(chars[start..i].iter().collect());
-                start = i + 1;
-            }
+            '{' => headers.push(std::mem::take(&mut header)),
             '}' => {
                 headers.pop();
-                start = i + 1;
+                header.clear();
             }
-            ';' => start = i + 1,
-            _ => {}
+            ';' => header.clear(),
+            _ => header.push(c),
         }
         step(&mut i, 1, &mut at_line, &mut at_col);
     }
@@ -279,6 +279,12 @@ mod tests {
                 fn default_here(&self) {}
             }
             mod m { fn in_module() { let q = '\''; } }
+            /// Sizes of directory trees; `impl` blocks in doc text do not count.
+            impl Dir {
+                fn after_doc_comment() {}
+            }
+            // A plain comment.
+            /* and a block comment */ impl<T> Trait for Dir2<T> { fn after_comments() {} }
         "##;
         assert_eq!(block_at(src, "fn inherent_here"), Some(Block::InherentImpl));
         assert_eq!(block_at(src, "fn trait_here"), Some(Block::TraitImpl));
@@ -289,5 +295,10 @@ mod tests {
         assert_eq!(block_at(src, "fn default_here"), Some(Block::Other));
         assert_eq!(block_at(src, "fn in_module"), Some(Block::Other));
         assert_eq!(block_at(src, "struct S"), None);
+        assert_eq!(
+            block_at(src, "fn after_doc_comment"),
+            Some(Block::InherentImpl)
+        );
+        assert_eq!(block_at(src, "fn after_comments"), Some(Block::TraitImpl));
     }
 }
