@@ -296,6 +296,51 @@ impl PlaceUses {
     }
 }
 
+/// Whether an operand between two forked calls (`f(a) + g(x) + f(b)`) changes a place that a
+/// forked call uses, or uses one that a call changes. It runs after the join, where
+/// sequentially it ran between the calls; the later call's arguments, evaluated before the
+/// join, would see the place before its change (or the operand would see it after a change
+/// it sequentially preceded). A method call's receiver in such an operand counts as changed:
+/// without types, `st.pop()` and `st.len()` look alike.
+pub(super) fn between_conflicts(calls: &[&Expr], between: &[&Expr], callee: &Callee) -> bool {
+    if between.is_empty() {
+        return false;
+    }
+    let mut roots = HashSet::new();
+    for &e in calls.iter().chain(between) {
+        ChangeFinder {
+            callee,
+            out: &mut roots,
+        }
+        .visit_expr(e);
+    }
+    for &e in between {
+        ReceiverFinder(&mut roots).visit_expr(e);
+    }
+    let call_uses: Vec<PlaceUses> = calls
+        .iter()
+        .map(|e| PlaceUses::of(e, &roots, callee))
+        .collect();
+    between.iter().any(|e| {
+        let uses = PlaceUses::of(e, &roots, callee);
+        call_uses.iter().any(|call| uses.conflict(call))
+    })
+}
+
+/// Collects the roots of method-call receivers (outside nested items).
+struct ReceiverFinder<'a>(&'a mut HashSet<String>);
+
+impl<'ast> Visit<'ast> for ReceiverFinder<'_> {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if let Some(root) = place_root(&m.receiver) {
+            self.0.insert(root);
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_item(&mut self, _: &'ast Item) {}
+}
+
 /// Whether any two of `uses` conflict.
 pub(super) fn any_conflict(uses: &[PlaceUses]) -> bool {
     uses.iter()

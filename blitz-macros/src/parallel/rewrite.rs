@@ -24,7 +24,9 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Item, Pat, Path, Stmt, Token};
 
-use super::dependencies::{Conflict, PlaceUses, RunNames, StmtNames, any_conflict, assignment};
+use super::dependencies::{
+    Conflict, PlaceUses, RunNames, StmtNames, any_conflict, assignment, between_conflicts,
+};
 use super::placement::Placement;
 use super::recursion::{CallForm, Callee, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
@@ -165,19 +167,24 @@ impl<'a> Rewriter<'a> {
         // An operand built on a recursive call forks that call; one that makes a recursive
         // call otherwise (through a closure passed to a call) forks as a whole.
         let built_on_call = |e: &Expr| call_slot(&mut e.clone(), callee).is_some();
-        let candidates = ops
-            .iter()
-            .filter(|e| built_on_call(e) || callee.makes_call(e))
-            .count();
+        let forks = |e: &Expr| built_on_call(e) || callee.makes_call(e);
+        let calls: Vec<&Expr> = ops.iter().map(|e| &**e).filter(|e| forks(e)).collect();
+        let candidates = calls.len();
         let shared = candidates >= 2 && {
-            let branches = ops
+            // The operands between the first and the last forked call.
+            let first = ops.iter().position(|e| forks(e)).expect("two calls");
+            let last = ops.iter().rposition(|e| forks(e)).expect("two calls");
+            let between: Vec<&Expr> = ops[first + 1..last]
                 .iter()
                 .map(|e| &**e)
-                .filter(|e| built_on_call(e) || callee.makes_call(e));
-            any_conflict(&PlaceUses::of_branches(branches, callee))
+                .filter(|e| !forks(e))
+                .collect();
+            any_conflict(&PlaceUses::of_branches(calls.iter().copied(), callee))
+                || between_conflicts(&calls, &between, callee)
         };
         // With a place that two calls would both hold (`f(a, cnt) + f(b, cnt)` with `cnt: &mut
-        // u64`, `self.f(a) + self.f(b)` with `&mut self`), the calls run one after the other,
+        // u64`, `self.f(a) + self.f(b)` with `&mut self`), or that an operand between them
+        // changes (`f(n - i) + { i += 1; i } + f(n - i)`), the calls run one after the other,
         // as written.
         self.kept_in_order |= shared;
         if candidates < 2 || shared {

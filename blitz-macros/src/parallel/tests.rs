@@ -535,3 +535,49 @@ fn calls_on_disjoint_places_of_an_exclusive_parameter_still_fork() {
         same_field.to_string()
     );
 }
+
+#[test]
+fn operand_between_calls_that_changes_what_a_call_reads_keeps_them_in_order() {
+    let got = expand_str(
+        quote!(),
+        quote! {
+            fn t(n: u64) -> u64 {
+                if n < 2 {
+                    return n;
+                }
+                let mut i = 1;
+                let (a, _, b) = (t(n - i), { i += 1; i }, t(n - i));
+                a + b
+            }
+        },
+    );
+    assert!(!got.contains("join"), "{got}");
+    let got = expand_str(
+        quote!(),
+        quote! {
+            fn g(n: u64, st: &mut Vec<u64>) -> u64 {
+                if n < 2 {
+                    return n;
+                }
+                g(st.len() as u64, &mut Vec::new()) + st.pop().unwrap() + g(st.len() as u64, &mut Vec::new())
+            }
+        },
+    );
+    assert!(!got.contains("join"), "{got}");
+}
+
+#[test]
+fn operand_between_calls_that_only_reads_still_forks() {
+    let got = expand_str(
+        quote!(),
+        quote! {
+            fn f(n: u64) -> u64 {
+                if n < 2 {
+                    return n;
+                }
+                f(n - 1) + n * 2 + f(n - 2)
+            }
+        },
+    );
+    assert!(got.contains("join"), "{got}");
+}
