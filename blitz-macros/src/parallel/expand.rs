@@ -350,7 +350,7 @@ fn expand_detached(args: &Args, func: &ItemFn, body: Block, names: &Names) -> To
     }
 }
 
-fn contains_impl_trait(ty: &Type) -> bool {
+pub(super) fn contains_impl_trait(ty: &Type) -> bool {
     struct Finder(bool);
     impl<'a> Visit<'a> for Finder {
         fn visit_type_impl_trait(&mut self, _: &'a syn::TypeImplTrait) {

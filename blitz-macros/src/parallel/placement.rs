@@ -7,9 +7,12 @@
 //! method's span gives the file and line). A method with a visibility is in an inherent impl
 //! (trait impl items have none). Where the header cannot be read or is not an inherent impl,
 //! the method runs without a copy ([`Placement::Detached`]): still parallel, with one
-//! worker lookup per recursive call.
+//! worker lookup per recursive call. So does a fn returning `impl Trait`: its copy's return
+//! type would capture the context's type, and so borrow the worker.
 
 use proc_macro2::Span;
+
+use super::expand::contains_impl_trait;
 
 /// Where the copy lives.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -18,11 +21,18 @@ pub(super) enum Placement {
     Nested,
     /// A method of an inherent impl: the copy is a hidden sibling associated fn.
     Sibling,
-    /// A method of a trait impl or trait, or one whose impl is unknown: no copy.
+    /// A method of a trait impl or trait, or one whose impl is unknown, or a fn returning
+    /// `impl Trait`: no copy.
     Detached,
 }
 
 pub(super) fn choose(func: &syn::ItemFn, is_method: bool) -> Placement {
+    // A copy is generic over the fork context, and an `impl Trait` return type captures that
+    // parameter: the worker's instance would return a type that borrows the worker, which
+    // the wrapper cannot return. Without a copy, the calls go through the fn itself.
+    if matches!(&func.sig.output, syn::ReturnType::Type(_, ty) if contains_impl_trait(ty)) {
+        return Placement::Detached;
+    }
     if !is_method {
         return Placement::Nested;
     }
