@@ -384,6 +384,19 @@ impl VisitMut for Ungroup {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// `e` as the receiver or base of a postfix operation: parenthesized unless it binds at least
+/// as tightly as a method call.
+pub(crate) fn parenthesized_operand(e: Expr) -> Expr {
+    if is_postfix_or_primary(&e) {
+        return e;
+    }
+    Expr::Paren(syn::ExprParen {
+        attrs: Vec::new(),
+        paren_token: syn::token::Paren::default(),
+        expr: Box::new(e),
+    })
+}
+
 /// Whether `e` binds at least as tightly as a method call, so it means the same wherever an
 /// invisible group around it is dropped.
 fn is_postfix_or_primary(e: &Expr) -> bool {

@@ -446,6 +446,15 @@ impl<'a> Rewriter<'a> {
                 _ => unreachable!("groupable"),
             };
             let (mut inner, tries) = peel_try_owned(&mut expr);
+            // `let a = &f(x);`: the branch runs `f(x)` and the reference is taken after the
+            // join, of a result that lives to the end of the block, as the temporary did
+            // (a `let` extends it); a branch cannot return a reference to its temporary.
+            let borrowed = ty.is_none()
+                && tries.is_empty()
+                && matches!(&inner, Expr::Reference(r) if r.mutability.is_none());
+            if borrowed && let Expr::Reference(r) = inner {
+                inner = *r.expr;
+            }
             let typed = match (&ty, tries.is_empty()) {
                 (Some(ty), true) => Some(ty),
                 _ => None,
@@ -463,7 +472,8 @@ impl<'a> Rewriter<'a> {
                 span,
                 body: common::typed_value(&inner, typed),
             });
-            results.push(common::apply_tries(&common::result_ident(i), &tries));
+            let result = common::apply_tries(&common::result_ident(i), &tries);
+            results.push(if borrowed { quote!(&#result) } else { result });
             pats.push(pat);
             types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
         }
@@ -498,6 +508,92 @@ impl<'a> Rewriter<'a> {
             out.push((Stmt::Expr(syn::parse_quote!(#value), None), true));
         }
     }
+}
+
+/// The tail expression of a fork block this rewriter made (`{ let (__blitz_r0, ..) = fork;
+/// tail }`, possibly inside the `match`es that bind hoisted values).
+fn fork_block_tail(e: &mut Expr) -> Option<&mut Expr> {
+    match e {
+        Expr::Match(m)
+            if m.arms.len() == 1
+                && matches!(&m.arms[0].pat, Pat::Ident(p) if p.ident.to_string().starts_with("__blitz_v")) =>
+        {
+            fork_block_tail(&mut m.arms[0].body)
+        }
+        Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() && starts_with_fork(&b.block) => {
+            match b.block.stmts.last_mut() {
+                Some(Stmt::Expr(tail, None)) => Some(tail),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `block` starts by binding fork results (`let (__blitz_r0, ..) = ..;`).
+fn starts_with_fork(block: &Block) -> bool {
+    matches!(
+        block.stmts.first(),
+        Some(Stmt::Local(l)) if l.pat.to_token_stream().to_string().contains("__blitz_r")
+    )
+}
+
+/// Moves a postfix operation applied to a fork block into the block, onto its tail:
+/// `{ let (r0, r1) = fork; r0.iter().chain(r1.iter()) }.copied().collect()` becomes
+/// `{ ..; r0.iter().chain(r1.iter()).copied().collect() }`. Sequentially the results were
+/// temporaries alive to the end of the statement, so what is applied to a value borrowing them
+/// (a method call, a field, an index, `?`) must run while the block's bindings still live.
+fn sink_into_fork_block(e: &mut Expr) {
+    let is_paren = matches!(e, Expr::Paren(_));
+    let base = match e {
+        Expr::MethodCall(m) => &mut *m.receiver,
+        Expr::Field(f) => &mut *f.base,
+        Expr::Index(i) => &mut *i.expr,
+        Expr::Try(t) => &mut *t.expr,
+        Expr::Paren(p) => &mut *p.expr,
+        _ => return,
+    };
+    if fork_block_tail(base).is_none() {
+        return;
+    }
+    let placeholder = || Expr::Verbatim(TokenStream::new());
+    let mut block = std::mem::replace(base, placeholder());
+    let tail = fork_block_tail(&mut block).expect("checked");
+    let tail = std::mem::replace(tail, placeholder());
+    if is_paren {
+        // `({ ..; tail })`: the parentheses go, the block is an operand as it is.
+        *fork_block_tail(&mut block).expect("checked") = tail;
+        *e = block;
+        return;
+    }
+    *base = common::parenthesized_operand(tail);
+    let applied = std::mem::replace(e, placeholder());
+    *fork_block_tail(&mut block).expect("checked") = applied;
+    *e = block;
+}
+
+/// `let PAT = { let (r0, ..) = fork; tail };` becomes `let (r0, ..) = fork; let PAT = tail;`:
+/// the results then live to the end of the enclosing block, as the temporaries they replace
+/// did when the `let` extended them (`let (a, b) = (&f(x), &f(y));`). Only for a block
+/// without hoisted values, whose `match`es keep temporaries alive that a `let` would not.
+fn hoist_fork_out_of_let(stmt: &mut Stmt, before: &mut Vec<Stmt>) {
+    let Stmt::Local(l) = stmt else { return };
+    let Some(init) = &mut l.init else { return };
+    let Expr::Block(b) = &mut *init.expr else {
+        return;
+    };
+    if b.label.is_some() || !b.attrs.is_empty() || !starts_with_fork(&b.block) {
+        return;
+    }
+    let Some(Stmt::Expr(_, None)) = b.block.stmts.last() else {
+        return;
+    };
+    let mut stmts = std::mem::take(&mut b.block.stmts);
+    let Some(Stmt::Expr(tail, None)) = stmts.pop() else {
+        unreachable!("checked")
+    };
+    before.extend(stmts);
+    *init.expr = tail;
 }
 
 /// A value evaluated before a fork, bound by a `match` around it and replaced by its name
@@ -727,6 +823,8 @@ impl VisitMut for Rewriter<'_> {
             let span = span.resolved_at(Span::mixed_site());
             let body = bind_hoisted(hoisted, quote_spanned!(span=> { #join #inner }), span);
             *e = syn::parse2(body).expect("block");
+        } else {
+            sink_into_fork_block(e);
         }
     }
 
@@ -738,6 +836,7 @@ impl VisitMut for Rewriter<'_> {
         for (mut stmt, rewritten) in self.fork_statements(block) {
             if !rewritten {
                 self.visit_stmt_mut(&mut stmt);
+                hoist_fork_out_of_let(&mut stmt, &mut block.stmts);
             }
             block.stmts.push(stmt);
         }
