@@ -104,6 +104,35 @@ pub(super) fn is_fork_join(mac: &syn::Macro) -> bool {
         .is_some_and(|s| s.ident == "fork_join")
 }
 
+/// Whether `mac` is a `par_for!` (by its last path segment): its body runs as closures on the
+/// pool, so a recursive call there is not a fork point, and needs none.
+pub(super) fn is_par_for(mac: &syn::Macro) -> bool {
+    mac.path
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "par_for")
+}
+
+/// Whether `tokens` hold `name(..)` (a macro's tokens are not parsed).
+fn tokens_call(tokens: TokenStream, name: &Ident) -> bool {
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(tt) = tokens.next() {
+        match tt {
+            TokenTree::Ident(i) if i == *name => {
+                let next = tokens.peek();
+                if matches!(next, Some(TokenTree::Group(g))
+                    if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                {
+                    return true;
+                }
+            }
+            TokenTree::Group(g) if tokens_call(g.stream(), name) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The names of the parameters of `sig` that are `&mut` references (`self` for `&mut self` or
 /// `self: &mut Self`).
 fn exclusive_params(sig: &syn::Signature) -> HashSet<String> {
@@ -276,29 +305,12 @@ impl Callee {
             name: &'a Ident,
             found: Option<syn::Macro>,
         }
-        fn calls(tokens: TokenStream, name: &Ident) -> bool {
-            let mut tokens = tokens.into_iter().peekable();
-            while let Some(tt) = tokens.next() {
-                match tt {
-                    TokenTree::Ident(i) if i == *name => {
-                        let next = tokens.peek();
-                        if matches!(next, Some(TokenTree::Group(g))
-                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
-                        {
-                            return true;
-                        }
-                    }
-                    TokenTree::Group(g) if calls(g.stream(), name) => return true,
-                    _ => {}
-                }
-            }
-            false
-        }
         impl<'ast> Visit<'ast> for Finder<'_> {
             fn visit_macro(&mut self, mac: &'ast syn::Macro) {
                 if self.found.is_none()
                     && !is_fork_join(mac)
-                    && calls(mac.tokens.clone(), self.name)
+                    && !is_par_for(mac)
+                    && tokens_call(mac.tokens.clone(), self.name)
                 {
                     self.found = Some(mac.clone());
                 }
@@ -325,10 +337,24 @@ impl Callee {
         !matches!(e, Expr::Closure(_)) && self.find_call(|f| f.visit_expr(e), Reach::Evaluated)
     }
 
-    /// Whether the body makes a recursive call inside a closure or a loop (where calls are
-    /// not fork points).
+    /// Whether the body makes a recursive call inside a closure, a loop or a `par_for!` (where
+    /// calls are not fork points).
     pub(super) fn calls_itself_in_closure_or_loop(&self, block: &syn::Block) -> bool {
-        self.find_call(|f| f.visit_block(block), Reach::Deferred)
+        self.find_call(|f| f.visit_block(block), Reach::Deferred) || self.calls_in_par_for(block)
+    }
+
+    /// Whether the body makes a recursive call in the body of a `par_for!`.
+    fn calls_in_par_for(&self, block: &syn::Block) -> bool {
+        struct Finder<'a>(&'a Ident, bool);
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+                self.1 |= is_par_for(mac) && tokens_call(mac.tokens.clone(), self.0);
+            }
+            fn visit_item(&mut self, _: &'ast Item) {}
+        }
+        let mut finder = Finder(&self.name, false);
+        finder.visit_block(block);
+        finder.1
     }
 
     fn find_call(&self, visit: impl FnOnce(&mut CallFinder), reach: Reach) -> bool {
