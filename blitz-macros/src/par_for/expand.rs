@@ -60,7 +60,12 @@ impl Common {
         let krate = krate(pf);
         let pr = quote!(#krate::__private);
         let grain = match &pf.grain {
-            Some(g) => g.to_token_stream(),
+            // Typed where it is written: a grain of another type gets its error there, not on
+            // the call the expansion passes it to.
+            Some(g) => {
+                let grain = Ident::new("__blitz_grain", Span::mixed_site());
+                quote_spanned!(g.span()=> { let #grain: usize = #g; #grain })
+            }
             None => quote!(0usize),
         };
         let body = match &pf.body {

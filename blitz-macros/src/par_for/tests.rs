@@ -38,7 +38,10 @@ fn block_body_and_grain() {
     let want = quote!({
         ::blitz::__private::for_each_piece(
             ::blitz::__private::source(&mut v),
-            64,
+            {
+                let __blitz_grain: usize = 64;
+                __blitz_grain
+            },
             |__blitz_piece| {
                 for x in __blitz_piece {
                     *x *= 2;
