@@ -74,6 +74,7 @@ fn rewrite_runtime_source(pf: &ParFor) -> syn::Result<Option<TokenStream>> {
     // parallel iterator's methods, and reports a link that has none.
     let on_a_chain = parallel_chain(recv, &krate).is_some();
     if on_a_chain
+        || (args.is_empty() && matches!(name.as_str(), "keys" | "values" | "values_mut"))
         || parallel_method(&name, true).is_some()
         || parallel_method(&name, false).is_some()
     {
@@ -97,6 +98,18 @@ fn parallel_method(name: &str, source: bool) -> Option<&'static str> {
         ("chunks_exact_mut", "par_chunks_exact_mut"),
         ("rchunks", "par_rchunks"),
         ("rchunks_mut", "par_rchunks_mut"),
+        ("rchunks_exact", "par_rchunks_exact"),
+        ("rchunks_exact_mut", "par_rchunks_exact_mut"),
+        ("split", "par_split"),
+        ("split_mut", "par_split_mut"),
+        ("split_inclusive", "par_split_inclusive"),
+        ("split_inclusive_mut", "par_split_inclusive_mut"),
+        ("split_terminator", "par_split_terminator"),
+        ("chunk_by", "par_chunk_by"),
+        ("chunk_by_mut", "par_chunk_by_mut"),
+        ("matches", "par_matches"),
+        ("match_indices", "par_match_indices"),
+        ("encode_utf16", "par_encode_utf16"),
         ("windows", "par_windows"),
         ("chars", "par_chars"),
         ("char_indices", "par_char_indices"),
@@ -149,6 +162,17 @@ fn parallel_chain(e: &Expr, krate: &Path) -> Option<TokenStream> {
                     _ => a.to_token_stream(),
                 });
                 return Some(quote!(#base.#adaptor(#(#args),*)));
+            }
+            // A map's keys or values: its pairs' parallel iterator, projected.
+            let projection = match (name.as_str(), args.is_empty()) {
+                ("keys", true) => Some((method("par_iter"), quote!(|(k, _)| k))),
+                ("values", true) => Some((method("par_iter"), quote!(|(_, v)| v))),
+                ("values_mut", true) => Some((method("par_iter_mut"), quote!(|(_, v)| v))),
+                _ => None,
+            };
+            if let Some((pairs, project)) = projection {
+                let map = method("map");
+                return Some(quote!(#recv.#pairs().#map(#project)));
             }
             let source = method(parallel_method(&name, true)?);
             Some(quote!(#recv.#source(#args)))
