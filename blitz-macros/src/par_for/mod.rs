@@ -311,6 +311,31 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
                 ));
                 return;
             }
+            // Through a captured reference (`*counter += x` with `counter: &mut u64`).
+            if let Expr::Unary(u) = left
+                && matches!(u.op, syn::UnOp::Deref(_))
+                && let Expr::Path(p) = &*u.expr
+                && let Some(ident) = p.path.get_ident()
+                && !self.bound.contains(ident)
+            {
+                let op = op.unwrap_or("+");
+                let store = if op.starts_with(|c: char| c.is_alphabetic()) {
+                    format!("*{ident} = (*{ident}).{op}(acc);")
+                } else {
+                    format!("*{ident} {op}= acc;")
+                };
+                self.error = Some(syn::Error::new_spanned(
+                    left,
+                    format!(
+                        "cannot assign through `{ident}` inside `par_for!`: the body runs on \
+                         several threads at once and `{ident}` is captured from outside the \
+                         loop; combine the values in a local `reduce` target and assign after \
+                         the loop: `let mut acc = ..; par_for!(.., reduce({op}: acc) => ..); \
+                         {store}`"
+                    ),
+                ));
+                return;
+            }
             let Expr::Path(p) = left else { return };
             let Some(ident) = p.path.get_ident() else {
                 return;
