@@ -351,6 +351,24 @@ pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
 
 /// Token strings compared in expansion tests, with trailing commas removed (rustfmt adds them
 /// to the expected side, the generated side has its own).
+/// The same tokens with every span set to `span`, so errors in generated paths point at the
+/// user's token.
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                ng.set_span(span);
+                tt = ng.into();
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
 /// Removes the invisible groups that `macro_rules!` puts around an `$x:expr` fragment, so the
 /// macros see `f(a)?` or `v.iter().map(..)` passed through another macro as they see it
 /// written directly. A group around an expression that binds less tightly than a method call

@@ -7,24 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
 use super::{ParFor, krate_of as krate};
-
-/// The same tokens with every span set to `span`, so errors in generated paths point at the
-/// user's token.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                ng.set_span(span);
-                tt = ng.into();
-            } else {
-                tt.set_span(span);
-            }
-            tt
-        })
-        .collect()
-}
+use crate::common::respan;
 
 /// The parts of the generated code shared by both kinds of loop.
 struct Common {

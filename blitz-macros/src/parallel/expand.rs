@@ -217,11 +217,29 @@ fn enter_copy(
         Some(_) => (quote!(unsafe { #serial }), quote!(unsafe { #parallel })),
         None => (serial, parallel),
     };
-    quote! {
-        #krate::__private::with_worker(move |#cx| {
+    call_with_worker(
+        sig,
+        names,
+        quote!(move |#cx| {
             if #cx.num_threads() == 1 { #serial } else { #parallel }
-        })
-    }
+        }),
+    )
+}
+
+/// `with_worker(closure)`, the call located at the fn's return type: the result goes back
+/// from a worker to the caller, so a return type that is not `Send` gets its error there, not
+/// on the attribute.
+fn call_with_worker(sig: &Signature, names: &Names, closure: TokenStream) -> TokenStream {
+    let krate = &names.krate;
+    let path = quote!(#krate::__private::with_worker);
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return quote!(#path(#closure));
+    };
+    let span = ty.span();
+    let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, closure);
+    args.set_span(span);
+    let path = common::respan(path, span);
+    quote!(#path #args)
 }
 
 /// What a wrapper and its copy are made of.
@@ -321,7 +339,7 @@ fn expand_detached(args: &Args, func: &ItemFn, body: Block, names: &Names) -> To
     let ItemFn {
         attrs, vis, sig, ..
     } = func;
-    let (krate, cx) = (&names.krate, &names.cx);
+    let cx = &names.cx;
     // Annotating the closure keeps `?` and `return` inferring the fn's own types; an
     // `impl Trait` return type cannot be written there, so it is left to inference.
     let ret = match &sig.output {
@@ -329,7 +347,7 @@ fn expand_detached(args: &Args, func: &ItemFn, body: Block, names: &Names) -> To
         syn::ReturnType::Type(arrow, ty) if !contains_impl_trait(ty) => quote!(#arrow #ty),
         _ => quote!(),
     };
-    let par = quote!(#krate::__private::with_worker(|#cx| #ret #body));
+    let par = call_with_worker(sig, names, quote!(|#cx| #ret #body));
     let body = match &args.cutoff {
         None => par,
         Some(cutoff) => {
