@@ -82,6 +82,17 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
             ),
         );
     }
+    if let Some((pair, other)) = sibling_calls_of_another_fn(&func.block, name) {
+        return syn::Error::new_spanned(
+            pair,
+            format!(
+                "`#[parallel]` found no fork point in `{name}`: it forks calls of `{name}` \
+                 itself, and `{other}` is another fn; to run these calls in parallel, write \
+                 `blitz::fork_join!({other}(..), {other}(..))` (in each fn, for mutual \
+                 recursion) and remove the attribute"
+            ),
+        );
+    }
     let call = if !callee.is_method {
         format!("`{name}(a) + {name}(b)`")
     } else if callee.has_receiver {
@@ -97,6 +108,40 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
              restructure the recursion, or remove the attribute"
         ),
     )
+}
+
+/// The first binary operation whose operands are both calls of one fn other than `name`
+/// (`odd(n - 1) + odd(n - 2)` in `even`), and that fn's name.
+fn sibling_calls_of_another_fn(block: &Block, name: &Ident) -> Option<(syn::ExprBinary, Ident)> {
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: Option<(syn::ExprBinary, Ident)>,
+    }
+    fn callee_ident(e: &syn::Expr) -> Option<&Ident> {
+        match e {
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    impl<'a> Visit<'a> for Finder<'_> {
+        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+            if self.found.is_none()
+                && let (Some(l), Some(r)) = (callee_ident(&b.left), callee_ident(&b.right))
+                && l == r
+                && l != self.name
+            {
+                self.found = Some((b.clone(), l.clone()));
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut finder = Finder { name, found: None };
+    finder.visit_block(block);
+    finder.found
 }
 
 /// The context's type parameter in the copy's signature.
