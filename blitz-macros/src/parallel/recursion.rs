@@ -23,6 +23,8 @@ use std::collections::HashSet;
 
 use proc_macro2::{TokenStream, TokenTree};
 
+use crate::common::pat_bindings;
+
 /// What the annotated fn is.
 pub(super) struct Callee {
     pub(super) name: Ident,
@@ -38,8 +40,9 @@ pub(super) struct Callee {
     /// How many `impl Trait` argument types it has: the copy takes each as a type parameter,
     /// after the fn's own, so a turbofish on a redirected call gets a `_` for each.
     pub(super) impl_trait_args: usize,
-    /// The parameters that are exclusive references (`&mut T`, `&mut self`): two branches
-    /// that both use one would both hold it (see `dependencies::PlaceUses`).
+    /// The parameters that are exclusive references (`&mut T`, `&mut self`), and the locals
+    /// that look like ones (see [`exclusive_locals`]): two branches that both use one would
+    /// both hold it (see `dependencies::PlaceUses`).
     pub(super) exclusive_params: HashSet<String>,
 }
 
@@ -150,6 +153,41 @@ fn exclusive_params(sig: &syn::Signature) -> HashSet<String> {
         .collect()
 }
 
+/// The locals bound by a `let` from what looks like an exclusive borrow, by name: `&mut x`,
+/// or a call of a `..._mut` method or fn (`let (a, b) = v.split_at_mut(m);`,
+/// `let last = v.last_mut();`). Without types, a local passed to two calls may be a shared
+/// slice (which may fork) or a `&mut` one (which may not); a name bound like this is taken for
+/// the latter.
+fn exclusive_locals(block: &syn::Block) -> HashSet<String> {
+    struct Finder(HashSet<String>);
+    fn exclusive(e: &Expr) -> bool {
+        match e {
+            Expr::Reference(r) => r.mutability.is_some(),
+            Expr::MethodCall(m) => m.method.to_string().ends_with("_mut"),
+            Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident.to_string().ends_with("_mut"))),
+            Expr::Try(t) => exclusive(&t.expr),
+            Expr::Paren(p) => exclusive(&p.expr),
+            _ => false,
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let Some(init) = &l.init
+                && exclusive(&init.expr)
+            {
+                self.0
+                    .extend(pat_bindings(&l.pat).iter().map(|p| p.ident.to_string()));
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut finder = Finder(HashSet::new());
+    finder.visit_block(block);
+    finder.0
+}
+
 /// How a recognised recursive call is spelled.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum CallForm {
@@ -206,7 +244,10 @@ impl Callee {
                     FnArg::Receiver(_) => 0,
                 })
                 .sum(),
-            exclusive_params: exclusive_params(sig),
+            exclusive_params: exclusive_params(sig)
+                .into_iter()
+                .chain(exclusive_locals(&func.block))
+                .collect(),
         })
     }
 

@@ -581,3 +581,29 @@ fn operand_between_calls_that_only_reads_still_forks() {
     );
     assert!(got.contains("join"), "{got}");
 }
+
+#[test]
+fn a_mut_local_passed_to_two_calls_keeps_them_in_order() {
+    let got = expand_str(
+        quote!(),
+        quote! {
+            fn add_into(src: &[u64], dst: &mut [u64]) {
+                if src.len() <= 2 {
+                    return;
+                }
+                let (s1, s2) = src.split_at(src.len() / 2);
+                let (d1, d2) = dst.split_at_mut(dst.len() / 2);
+                add_into(s1, d1);
+                add_into(s1, d1);
+                add_into(s2, d2);
+            }
+        },
+    );
+    // One fork: the second and third calls; the first runs before them.
+    assert_eq!(got.matches(". join (").count(), 1, "{got}");
+    let first = got
+        .find("add_into (__blitz_w , s1 , d1)")
+        .expect("first call");
+    let fork = got.find(". join (").expect("fork");
+    assert!(first < fork, "{got}");
+}
