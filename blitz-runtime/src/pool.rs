@@ -127,9 +127,10 @@ impl std::error::Error for ThreadPoolBuildError {
 /// assert_eq!(pool.current_num_threads(), 2);
 /// ```
 ///
+/// `ThreadPoolBuilder::default()` is `ThreadPoolBuilder::new()`.
+///
 /// `S` is how the pool's threads are started: by the pool ([`DefaultSpawn`]), or by a handler
 /// set with [`spawn_handler`](Self::spawn_handler).
-#[derive(Default)]
 #[must_use]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: Option<usize>,
@@ -150,6 +151,20 @@ impl<S: fmt::Debug> fmt::Debug for ThreadPoolBuilder<S> {
             .field("exit_handler", &self.handlers.exit.is_some())
             .field("spawner", &self.spawner)
             .finish()
+    }
+}
+
+/// Not derived: a derive would be generic over the spawner, and `ThreadPoolBuilder::default()`
+/// could not infer it.
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            num_threads: None,
+            thread_name: None,
+            stack_size: None,
+            handlers: Handlers::default(),
+            spawner: DefaultSpawn,
+        }
     }
 }
 

@@ -42,6 +42,9 @@ pub fn yield_local() -> Option<Yield> {
 /// recorded and not yet run (which it offers to an idle peer that asks). `None` if the current
 /// thread is not a worker of any pool.
 ///
+/// On a pool of one thread a fork is a plain call, never recorded: the second closure of a
+/// `join` is not pending while the first runs, and neither this nor [`yield_local`] sees it.
+///
 /// ```
 /// assert_eq!(blitz::current_thread_has_pending_tasks(), None);
 /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

@@ -439,3 +439,11 @@ fn long_stolen_job_lets_the_joiner_sleep() {
     );
     pool_still_works(&pool);
 }
+
+/// `default()` names the default spawner, as `new()` does (rayon code calls either).
+#[test]
+fn default_builder_builds_like_new() {
+    let pool = ThreadPoolBuilder::default().num_threads(2).build().unwrap();
+    assert_eq!(pool.current_num_threads(), 2);
+    assert_eq!(pool.join(|| 1, || 2), (1, 2));
+}

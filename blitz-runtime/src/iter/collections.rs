@@ -1,6 +1,6 @@
 //! `par_iter()`, `par_iter_mut()` and `into_par_iter()` on the standard collections other than
 //! slices and `Vec`: hash and B-tree maps and sets, `VecDeque`, `LinkedList`, `BinaryHeap`,
-//! `Option` and arrays by value; `par_drain(range)` on `Vec`, `VecDeque` and `String`, and
+//! `Option`, `Result`, and arrays and boxed slices by value; `par_drain(range)` on `Vec`, `VecDeque` and `String`, and
 //! `par_drain()` on the hash collections and `BinaryHeap`.
 //!
 //! A `VecDeque` is two slices, chained. The others cannot be split by index, so, as rayon does
@@ -48,6 +48,19 @@ through_vec! {
     impl<T> for Option<T> => T where [T: Send];
     impl<'a, T> for &'a Option<T> => &'a T where [T: Sync];
     impl<'a, T> for &'a mut Option<T> => &'a mut T where [T: Send];
+    impl<T, E> for Result<T, E> => T where [T: Send];
+    impl<'a, T, E> for &'a Result<T, E> => &'a T where [T: Sync];
+    impl<'a, T, E> for &'a mut Result<T, E> => &'a mut T where [T: Send];
+}
+
+/// By value, as a `Vec` (which a boxed slice converts into without copying).
+impl<T: Send> IntoParallelIterator for Box<[T]> {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> VecIntoIter<T> {
+        Vec::from(self).into_par_iter()
+    }
 }
 
 impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {

@@ -206,6 +206,58 @@ macro_rules! range_iter {
 range_iter!(Range, IndexedRangeInteger);
 range_iter!(RangeInclusive, IndexedInclusiveRangeInteger);
 
+/// A `char` range's items are the scalar values in it, which skip the surrogates: an item's
+/// index in the range is its value, less the surrogates' 0x800 from `\u{E000}` on. The
+/// range runs over those indices (`u32`s), mapped back to `char`s, so it is indexed.
+const SURROGATES: std::ops::Range<u32> = 0xD800..0xE000;
+
+/// The index of `c` among the scalar values.
+fn char_index(c: char) -> u32 {
+    let value = u32::from(c);
+    if value < SURROGATES.start {
+        value
+    } else {
+        value - SURROGATES.len() as u32
+    }
+}
+
+/// The scalar value at `index` (the inverse of [`char_index`]).
+fn char_at(index: u32) -> char {
+    let value = if index < SURROGATES.start {
+        index
+    } else {
+        index + SURROGATES.len() as u32
+    };
+    char::from_u32(value).expect("an index below the last scalar value's")
+}
+
+/// The `char`s of a range, in order (rayon's `Range<char>` parallel iterator).
+impl IntoParallelIterator for Range<char> {
+    type Iter = super::Map<RangeIter<Range<u32>>, fn(u32) -> char>;
+    type Item = char;
+
+    fn into_par_iter(self) -> Self::Iter {
+        let indices = char_index(self.start)..char_index(self.end);
+        indices.into_par_iter().map(char_at as fn(u32) -> char)
+    }
+}
+
+/// The `char`s of an inclusive range, in order.
+impl IntoParallelIterator for RangeInclusive<char> {
+    type Iter = super::Map<RangeIter<Range<u32>>, fn(u32) -> char>;
+    type Item = char;
+
+    fn into_par_iter(self) -> Self::Iter {
+        let indices = if self.is_empty() {
+            0..0
+        } else {
+            // At most `char_index(char::MAX) + 1`, far below `u32::MAX`.
+            char_index(*self.start())..char_index(*self.end()) + 1
+        };
+        indices.into_par_iter().map(char_at as fn(u32) -> char)
+    }
+}
+
 /// The length of a range, unless it may not fit a `usize` (`par_len` saturates there).
 fn range_opt_len(range: &impl ParallelSource) -> Option<usize> {
     Some(range.par_len()).filter(|&len| len < usize::MAX)

@@ -19,6 +19,50 @@ fn random_text(rng: &mut Rng, pieces: usize) -> String {
         .collect()
 }
 
+/// `char` ranges are the scalar values in them, indexed (surrogates skipped); a boxed slice
+/// and a `Result` go by value as in rayon.
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn char_ranges_boxed_slices_and_results_match_std() {
+    on_pools(|| {
+        let ranges = [
+            ('a', 'z'),
+            ('\u{D000}', '\u{F000}'),
+            ('\u{D7FF}', '\u{E000}'),
+            ('\u{E000}', '\u{E000}'),
+            ('z', 'a'),
+            ('\u{10FF00}', char::MAX),
+            ('\0', '\u{1000}'),
+        ];
+        for (lo, hi) in ranges {
+            let half: Vec<char> = (lo..hi).into_par_iter().collect();
+            assert_eq!(half, (lo..hi).collect::<Vec<_>>(), "{lo:?}..{hi:?}");
+            let inclusive: Vec<char> = (lo..=hi).into_par_iter().collect();
+            assert_eq!(inclusive, (lo..=hi).collect::<Vec<_>>(), "{lo:?}..={hi:?}");
+            let backwards: Vec<char> = (lo..=hi).into_par_iter().rev().collect();
+            assert_eq!(backwards, (lo..=hi).rev().collect::<Vec<_>>());
+            assert_eq!((lo..hi).into_par_iter().len(), (lo..hi).count());
+        }
+        let mut exhausted = 'a'..='b';
+        exhausted.by_ref().for_each(drop);
+        assert_eq!(exhausted.into_par_iter().count(), 0);
+
+        let boxed: Box<[String]> = (0..1000).map(|i| i.to_string()).collect();
+        let expected: Vec<String> = boxed.to_vec();
+        let owned: Vec<String> = boxed.into_par_iter().collect();
+        assert_eq!(owned, expected);
+
+        let ok: Result<u64, String> = Ok(7);
+        let err: Result<u64, String> = Err("no".into());
+        assert_eq!(ok.par_iter().copied().sum::<u64>(), 7);
+        assert_eq!(err.par_iter().count(), 0);
+        assert_eq!(ok.into_par_iter().collect::<Vec<_>>(), [7]);
+        let mut m: Result<u64, ()> = Ok(1);
+        m.par_iter_mut().for_each(|x| *x += 1);
+        assert_eq!(m, Ok(2));
+    });
+}
+
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
 fn string_parts_match_std() {
