@@ -21,6 +21,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub(crate) mod broadcast;
+mod builder;
 pub(crate) mod deque;
 mod fork_context;
 mod frames;
@@ -66,16 +67,14 @@ mod watch;
 mod yielding;
 
 pub use broadcast::{BroadcastContext, broadcast};
+pub use builder::{NUM_THREADS_ENV_VAR, ThreadPoolBuildError, ThreadPoolBuilder};
 pub use join::{FnContext, join, join_context, with_worker};
 pub use loops::{
     ChunksMutSource, ChunksSource, EnumerateMutSource, EnumerateSource, IntoParallelSource,
     ParallelSource, all, any, chunks, chunks_mut, enumerate, enumerate_mut, find_any,
     for_each_piece, map_reduce, position_any, reduce_pieces,
 };
-pub use pool::{
-    NUM_THREADS_ENV_VAR, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, current_num_threads,
-    current_thread_index, max_num_threads,
-};
+pub use pool::{ThreadPool, current_num_threads, current_thread_index, max_num_threads};
 pub use registry::Worker;
 pub use scope::{Scope, in_place_scope, scope};
 pub use scope_fifo::{ScopeFifo, in_place_scope_fifo, scope_fifo, spawn_fifo};
