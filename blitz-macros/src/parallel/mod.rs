@@ -3,7 +3,8 @@
 //! - parse (`args`): the attribute's arguments and the fn;
 //! - analyse: the fn as a callee and its recursive calls (`recursion`), what statements read
 //!   and change (`dependencies`), where its fast copy can live (`placement`);
-//! - expand: the fork points (`rewrite`) and the wrapper and copy around them (`expand`).
+//! - expand: the fork points (`rewrite`, its statement runs in `rewrite::statements`) and the
+//!   wrapper and copy around them (`expand`).
 //!
 //! The fn becomes a wrapper that looks the worker up once and calls a copy of the fn that
 //! takes a fork context as an extra parameter and passes it down the recursion, so a fork

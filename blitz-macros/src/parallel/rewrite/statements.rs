@@ -1,0 +1,277 @@
+//! Statement-level fork points: runs of consecutive independent statements that each make a
+//! recursive call (`let a = f(l); let b = f(r);`), forked together, their results bound,
+//! assigned or matched after the join in statement order.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, Pat, Stmt, Token};
+
+use super::{Hoisted, Rewriter, bind_hoisted, peel_try_owned, starts_with_fork};
+use crate::common::{self, Branch, EscapeCheck};
+use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment};
+
+impl Rewriter<'_> {
+    /// Statement-level fork points: runs of independent statements that each make a
+    /// recursive call. Returns the block's statements, each with whether it is already
+    /// rewritten (a generated fork: visiting it again would fork its sequential arms anew).
+    pub(super) fn fork_statements(&mut self, block: &mut Block) -> Vec<(Stmt, bool)> {
+        let stmts = std::mem::take(&mut block.stmts);
+        let mut out = Vec::new();
+        let mut group: Vec<Stmt> = Vec::new();
+        let mut run = RunNames::default();
+        for stmt in stmts {
+            if self.groupable(&stmt) {
+                let names = StmtNames::of(&stmt, self.callee);
+                if !group.is_empty()
+                    && let Some(conflict) = run.conflict_with(&names, self.callee)
+                {
+                    self.kept_in_order |= conflict == Conflict::Changes;
+                    self.flush(&mut group, &mut out, false);
+                    run = RunNames::default();
+                }
+                run.add(names);
+                group.push(stmt);
+            } else {
+                self.flush(&mut group, &mut out, false);
+                run = RunNames::default();
+                out.push((stmt, false));
+            }
+        }
+        // Only here can the group end with the block's tail expression.
+        self.flush(&mut group, &mut out, true);
+        out
+    }
+
+    fn groupable(&mut self, stmt: &Stmt) -> bool {
+        // An attribute (`#[cfg(..)]`, a lint level) belongs to the statement as written: the
+        // statement stays as it is, outside any fork.
+        let has_attribute = matches!(
+            stmt.to_token_stream().into_iter().next(),
+            Some(TokenTree::Punct(p)) if p.as_char() == '#'
+        );
+        let expr = match stmt {
+            // A `let .. else`'s `else` runs after the join, as a `?` does.
+            Stmt::Local(l) => match &l.init {
+                Some(init) => &*init.expr,
+                None => return false,
+            },
+            Stmt::Expr(e, _) => match assignment(e) {
+                Some((_, _, value)) => value,
+                None => e,
+            },
+            _ => return false,
+        };
+        let (inner, _) = common::peel_try(expr);
+        if !self.callee.makes_call(inner) {
+            return false;
+        }
+        if has_attribute {
+            let name = &self.callee.name;
+            self.unforkable_statement.get_or_insert_with(|| {
+                syn::Error::new_spanned(
+                    stmt,
+                    format!(
+                        "`#[parallel]` found no fork point in `{name}`: this statement recurses \
+                         but has an attribute, which belongs to the statement as written, so it \
+                         runs outside any fork; remove the attribute or move it off the \
+                         statement"
+                    ),
+                )
+            });
+            return false;
+        }
+        let escape = common::check_escapes(
+            inner,
+            &EscapeCheck {
+                place: "a statement that recurses",
+                allow_top_continue: false,
+                advice: " when it forks; keep it out of the statement",
+                continue_advice: " when it forks; keep it out of the statement",
+            },
+        );
+        match escape {
+            Ok(()) => true,
+            Err(e) => {
+                self.unforkable_statement.get_or_insert(e);
+                false
+            }
+        }
+    }
+
+    /// The branch body of a statement whose value has no type to keep (an assignment's, a
+    /// `let .. else`'s): `value` without its trailing `?`s (returned, to apply after the
+    /// join), its call's call-making arguments hoisted into `hoisted`, rewritten.
+    fn untyped_branch(
+        &mut self,
+        value: &Expr,
+        hoisted: &mut Vec<Hoisted>,
+    ) -> (TokenStream, Vec<Token![?]>) {
+        let (mut inner, tries) = peel_try_owned(&mut value.clone());
+        if self.callee.is_call(&inner) {
+            self.hoist_arguments(&mut inner, hoisted);
+        }
+        self.visit_expr_mut(&mut inner);
+        (inner.to_token_stream(), tries)
+    }
+
+    fn flush(&mut self, group: &mut Vec<Stmt>, out: &mut Vec<(Stmt, bool)>, at_end: bool) {
+        if group.len() < 2 {
+            out.extend(group.drain(..).map(|s| (s, false)));
+            return;
+        }
+        let tail =
+            at_end && matches!(group.last(), Some(Stmt::Expr(e, None)) if assignment(e).is_none());
+        let group_span = group[0].span();
+        let mut branches = Vec::new();
+        let mut values = Vec::new();
+        let mut pats = Vec::new();
+        let mut types = Vec::new();
+        let mut results = Vec::new();
+        // Assignments (`x = f(a);`, `x += f(a);`) fork their value and assign it after the
+        // join, in order: the place is not captured by a branch.
+        let mut assignments = Vec::new();
+        // As for operands: the arguments of a forked call that call something are evaluated
+        // before the fork (`let a = f(s.clone()); let b = f(s);`).
+        let mut hoisted = Vec::new();
+        let mut let_elses = Vec::new();
+        for (i, stmt) in group.drain(..).enumerate() {
+            let span = stmt.span();
+            if let Stmt::Expr(e, _) = &stmt
+                && let Some((place, op, value)) = assignment(e)
+            {
+                let (place, op) = (place.clone(), op.clone());
+                let (body, tries) = self.untyped_branch(value, &mut hoisted);
+                let result = common::apply_tries(&common::result_ident(i), &tries);
+                branches.push(Branch {
+                    span,
+                    body: body.clone(),
+                });
+                values.push(Branch { span, body });
+                assignments.push(quote_spanned!(span=> #place #op #result;));
+                pats.push(quote!(_));
+                types.push(quote!(_));
+                results.push(quote!(()));
+                continue;
+            }
+            if let Stmt::Local(l) = &stmt
+                && let Some(init) = &l.init
+                && let Some((_, diverge)) = &init.diverge
+            {
+                // `let PAT = f(a) else { .. };`: the call forks, the pattern is tried after
+                // the join, in statement order.
+                let (body, tries) = self.untyped_branch(&init.expr, &mut hoisted);
+                let (pat, result) = (
+                    &l.pat,
+                    common::apply_tries(&common::result_ident(i), &tries),
+                );
+                branches.push(Branch {
+                    span,
+                    body: body.clone(),
+                });
+                values.push(Branch { span, body });
+                let mut diverge = (**diverge).clone();
+                self.visit_expr_mut(&mut diverge);
+                let_elses.push(quote_spanned!(span=> let #pat = #result else #diverge;));
+                continue;
+            }
+            let (pat, ty, mut expr) = match stmt {
+                Stmt::Local(l) => {
+                    let (pat, ty) = match l.pat {
+                        Pat::Type(pt) => (*pt.pat, Some(*pt.ty)),
+                        p => (p, None),
+                    };
+                    (pat.to_token_stream(), ty, *l.init.expect("groupable").expr)
+                }
+                Stmt::Expr(e, _) => (quote!(_), None, e),
+                _ => unreachable!("groupable"),
+            };
+            let (mut inner, tries) = peel_try_owned(&mut expr);
+            // `let a = &f(x);`: the branch runs `f(x)` and the reference is taken after the
+            // join, of a result that lives to the end of the block, as the temporary did
+            // (a `let` extends it); a branch cannot return a reference to its temporary.
+            let borrowed = ty.is_none()
+                && tries.is_empty()
+                && matches!(&inner, Expr::Reference(r) if r.mutability.is_none());
+            if borrowed && let Expr::Reference(r) = inner {
+                inner = *r.expr;
+            }
+            let typed = match (&ty, tries.is_empty()) {
+                (Some(ty), true) => Some(ty),
+                _ => None,
+            };
+            if self.callee.is_call(&inner) {
+                self.hoist_arguments(&mut inner, &mut hoisted);
+            }
+            self.visit_expr_mut(&mut inner);
+            let body = match typed {
+                Some(ty) => quote_spanned!(span=> -> #ty { #inner }),
+                None => inner.to_token_stream(),
+            };
+            branches.push(Branch { span, body });
+            values.push(Branch {
+                span,
+                body: common::typed_value(&inner, typed),
+            });
+            let result = common::apply_tries(&common::result_ident(i), &tries);
+            results.push(if borrowed { quote!(&#result) } else { result });
+            pats.push(pat);
+            types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
+        }
+        let (fork, jpat) = self.fork(&branches, &values, group_span);
+        let fork = bind_hoisted(hoisted, fork, group_span.resolved_at(Span::mixed_site()));
+        out.push((syn::parse_quote!(let #jpat = #fork;), true));
+        let tail_value = if tail {
+            pats.pop();
+            types.pop();
+            results.pop()
+        } else {
+            None
+        };
+        let ty = if types.iter().all(|t| t.to_string() == "_") {
+            quote!()
+        } else {
+            quote!(: (#(#types,)*))
+        };
+        if !pats.is_empty() {
+            out.push((
+                syn::parse_quote!(let (#(#pats,)*) #ty = (#(#results,)*);),
+                true,
+            ));
+        }
+        for let_else in let_elses {
+            out.push((syn::parse_quote!(#let_else), true));
+        }
+        for assign in assignments {
+            out.push((syn::parse_quote!(#assign), true));
+        }
+        if let Some(value) = tail_value {
+            out.push((Stmt::Expr(syn::parse_quote!(#value), None), true));
+        }
+    }
+}
+
+/// `let PAT = { let (r0, ..) = fork; tail };` becomes `let (r0, ..) = fork; let PAT = tail;`:
+/// the results then live to the end of the enclosing block, as the temporaries they replace
+/// did when the `let` extended them (`let (a, b) = (&f(x), &f(y));`). Only for a block
+/// without hoisted values, whose `match`es keep temporaries alive that a `let` would not.
+pub(super) fn hoist_fork_out_of_let(stmt: &mut Stmt, before: &mut Vec<Stmt>) {
+    let Stmt::Local(l) = stmt else { return };
+    let Some(init) = &mut l.init else { return };
+    let Expr::Block(b) = &mut *init.expr else {
+        return;
+    };
+    if b.label.is_some() || !b.attrs.is_empty() || !starts_with_fork(&b.block) {
+        return;
+    }
+    let Some(Stmt::Expr(_, None)) = b.block.stmts.last() else {
+        return;
+    };
+    let mut stmts = std::mem::take(&mut b.block.stmts);
+    let Some(Stmt::Expr(tail, None)) = stmts.pop() else {
+        unreachable!("checked")
+    };
+    before.extend(stmts);
+    *init.expr = tail;
+}
