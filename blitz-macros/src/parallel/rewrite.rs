@@ -183,6 +183,9 @@ impl<'a> Rewriter<'a> {
                 .collect();
             any_conflict(&PlaceUses::of_branches(calls.iter().copied(), callee))
                 || between_conflicts(&calls, &between, callee)
+                // `f(a) + (if c { return x } else { 0 }) + f(b)`: sequentially `f(b)` may
+                // never run.
+                || between.iter().any(|e| escapes(e))
         };
         // With a place that two calls would both hold (`f(a, cnt) + f(b, cnt)` with `cnt: &mut
         // u64`, `self.f(a) + self.f(b)` with `&mut self`), or that an operand between them
@@ -206,10 +209,14 @@ impl<'a> Rewriter<'a> {
             } else {
                 self.visit_expr_mut(op);
                 // Sequentially, an operand left of the first forked call runs before it. A
-                // method's receiver may be borrowed mutably by the method: it binds `mut`.
+                // method's receiver may be borrowed mutably by the method: it binds `mut`. A
+                // place is not moved: what its base or index computes is (`v[next()]`,
+                // `make().field`).
                 if branches.is_empty() && is_hoistable_value(op) {
                     let mutable = receiver_first && index == 0;
                     hoisted.push(Hoisted::take(op, hoisted.len(), mutable));
+                } else if branches.is_empty() && has_effects(op) {
+                    hoist_place_parts(op, &mut hoisted);
                 }
                 continue;
             };
@@ -336,6 +343,29 @@ fn sink_into_fork_block(e: &mut Expr) {
     *e = block;
 }
 
+/// Hoists the parts of the place `e` that compute something (its base when that is a value,
+/// its indices) into `hoisted`, leaving the place itself where it is: `v[next()]` becomes
+/// `v[h]`, `make().field` becomes `h.field`.
+fn hoist_place_parts(e: &mut Expr, hoisted: &mut Vec<Hoisted>) {
+    let part = |e: &mut Expr, hoisted: &mut Vec<Hoisted>| {
+        if is_place(e) {
+            hoist_place_parts(e, hoisted);
+        } else if is_hoistable_value(e) {
+            hoisted.push(Hoisted::take(e, hoisted.len(), false));
+        }
+    };
+    match e {
+        Expr::Paren(p) => hoist_place_parts(&mut p.expr, hoisted),
+        Expr::Field(f) => part(&mut f.base, hoisted),
+        Expr::Index(i) => {
+            part(&mut i.expr, hoisted);
+            part(&mut i.index, hoisted);
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => part(&mut u.expr, hoisted),
+        _ => {}
+    }
+}
+
 /// A value evaluated before a fork, bound by a `match` around it and replaced by its name
 /// where it stood.
 struct Hoisted {
@@ -348,7 +378,18 @@ struct Hoisted {
 impl Hoisted {
     fn take(e: &mut Expr, index: usize, mutable: bool) -> Hoisted {
         let name = format_ident!("__blitz_v{}", index, span = Span::mixed_site());
-        let value = std::mem::replace(e, syn::parse_quote!(#name));
+        let mut value = std::mem::replace(e, syn::parse_quote!(#name));
+        // The parentheses an operand needed where it stood (`(if c { a } else { b }) + ..`)
+        // are noise around a `match` scrutinee, which `unused_parens` flags; a struct literal
+        // keeps them (a scrutinee's `{` would open the arms).
+        while let Expr::Paren(p) = &value
+            && !matches!(&*p.expr, Expr::Struct(_))
+        {
+            let Expr::Paren(p) = value else {
+                unreachable!("matched")
+            };
+            value = *p.expr;
+        }
         Hoisted {
             name,
             value,
@@ -378,13 +419,34 @@ fn bind_hoisted(hoisted: Vec<Hoisted>, mut body: TokenStream, span: Span) -> Tok
 /// would be moved out of where an operator only borrows it, and reading one has no effect
 /// whose order could change.
 fn is_hoistable_value(e: &Expr) -> bool {
-    let value = match e {
-        Expr::Paren(p) => return is_hoistable_value(&p.expr),
-        Expr::Path(_) | Expr::Field(_) | Expr::Index(_) | Expr::Lit(_) => false,
-        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)),
-        _ => true,
+    !is_place(e) && !matches!(e, Expr::Lit(_)) && has_effects(e)
+}
+
+/// Whether `e` is a place expression (`x`, `v[i]`, `*p`, `s.field`, parenthesized).
+fn is_place(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => is_place(&p.expr),
+        Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)),
+        _ => false,
+    }
+}
+
+/// Whether `e` may have an effect whose order matters: it calls something or assigns
+/// ([`makes_any_call`]), or leaves the fn or a loop (`return`, `?`, `break`, `continue`).
+fn has_effects(e: &Expr) -> bool {
+    makes_any_call(e) || escapes(e)
+}
+
+/// Whether `e` holds a `return`, `?`, `.await`, or a `break`/`continue` that leaves it.
+fn escapes(e: &Expr) -> bool {
+    let check = EscapeCheck {
+        place: "",
+        allow_top_continue: false,
+        advice: "",
+        continue_advice: "",
     };
-    value && makes_any_call(e)
+    common::check_escapes(e, &check).is_err()
 }
 
 /// Whether `e` calls anything (a fn, a method, a macro) or assigns, outside closures.
@@ -531,9 +593,11 @@ impl VisitMut for Rewriter<'_> {
             Expr::Tuple(t) => self.fork_operands(t.elems.iter_mut().collect(), false, span),
             Expr::Array(a) => self.fork_operands(a.elems.iter_mut().collect(), false, span),
             Expr::Call(c) => {
-                let fork = self.fork_operands(c.args.iter_mut().collect(), false, span);
-                self.visit_expr_mut(&mut c.func);
-                fork
+                // The callee is evaluated before the arguments (`pick()(f(a), f(b))`): an
+                // operand left of them, never forked itself.
+                let mut ops: Vec<&mut Expr> = vec![&mut *c.func];
+                ops.extend(c.args.iter_mut());
+                self.fork_operands(ops, false, span)
             }
             Expr::MethodCall(m) => {
                 let mut ops: Vec<&mut Expr> = vec![&mut *m.receiver];
