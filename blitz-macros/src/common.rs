@@ -108,8 +108,13 @@ pub(crate) fn join_nest(
             },
         ] = branches
         {
+            // `mut`: what follows the join may borrow a result mutably (`&mut f(a)`); the
+            // `let` that binds the pattern allows `unused_mut`.
             let pat = result_ident(first);
-            (quote_spanned!(*branch_span=> |#worker| #body), quote!(#pat))
+            (
+                quote_spanned!(*branch_span=> |#worker| #body),
+                quote!(mut #pat),
+            )
         } else {
             let (join, pat) = nest(worker, branches, first, span);
             (quote_spanned!(span=> |#worker| #join), pat)

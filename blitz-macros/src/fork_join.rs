@@ -301,6 +301,7 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
     };
     if fj.arms[0].binding.is_none() {
         return quote!({
+            #[allow(unused_mut)]
             let #pat = #join;
             (#(#results,)*)
         });
@@ -311,6 +312,7 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
         quote_spanned!(pat.span()=> let #pat #ty #eq #r;)
     });
     quote! {
+        #[allow(unused_mut)]
         let #pat = #join;
         #(#lets)*
     }
@@ -332,7 +334,8 @@ mod tests {
     fn tuple_form_is_one_nested_join() {
         let got = expand_str(quote!(f(), g(), h()));
         let want = quote!({
-            let (__blitz_r0, (__blitz_r1, __blitz_r2)) =
+            #[allow(unused_mut)]
+            let (mut __blitz_r0, (mut __blitz_r1, mut __blitz_r2)) =
                 ::blitz::__private::with_worker(|__blitz_w| {
                     __blitz_w.join(
                         |__blitz_w| f(),
@@ -352,7 +355,8 @@ mod tests {
     fn four_arms_nest_balanced() {
         let got = expand_str(quote!(f(), g(), h(), k()));
         let want = quote!({
-            let ((__blitz_r0, __blitz_r1), (__blitz_r2, __blitz_r3)) =
+            #[allow(unused_mut)]
+            let ((mut __blitz_r0, mut __blitz_r1), (mut __blitz_r2, mut __blitz_r3)) =
                 ::blitz::__private::with_worker(|__blitz_w| {
                     __blitz_w.join(
                         |__blitz_w| __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()),
@@ -371,7 +375,7 @@ mod tests {
     fn binding_form_applies_try_after_the_join() {
         let got = expand_str(quote!(crate = my_blitz, a = f()?, (x, y): (u8, u8) = g()));
         let want = quote! {
-            let (__blitz_r0, __blitz_r1) = my_blitz::__private::with_worker(
+            #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = my_blitz::__private::with_worker(
                 |__blitz_w| { __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()) }
             );
             let a = __blitz_r0?;
@@ -387,7 +391,7 @@ mod tests {
     fn forwarded_context_skips_the_lookup() {
         let got = crate::common::normalize(expand_str(quote!(@__blitz_worker(w) f(), g())));
         assert!(
-            got.starts_with("{let(__blitz_r0,__blitz_r1)=match::blitz::__private::ForkContext::join_mode(&w){::blitz::__private::ForkMode::Join(w)=>w.join(|w|f(),|w|g()),"),
+            got.starts_with("{#[allow(unused_mut)]let(mut__blitz_r0,mut__blitz_r1)=match::blitz::__private::ForkContext::join_mode(&w){::blitz::__private::ForkMode::Join(w)=>w.join(|w|f(),|w|g()),"),
             "{got}"
         );
         assert!(!got.contains("with_worker"), "{got}");

@@ -252,7 +252,7 @@ impl<'a> Rewriter<'a> {
             self.visit_expr_mut(op);
         }
         let (fork, pat) = self.fork(&branches, &branches, span);
-        Some((hoisted, quote!(let #pat = #fork;)))
+        Some((hoisted, quote!(#[allow(unused_mut)] let #pat = #fork;)))
     }
 
     /// Evaluates the arguments of a forked recursive call that call something before the

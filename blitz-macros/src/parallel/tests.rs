@@ -66,7 +66,7 @@ fn fib() {
                     return n;
                 }
                 {
-                    let (__blitz_r0, __blitz_r1) = #fork;
+                    #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = #fork;
                     __blitz_r0 + __blitz_r1
                 }
             }
@@ -325,7 +325,7 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
     );
     let want = quote!(
         let a = __blitz_f(__blitz_w, n - 1);
-        let (__blitz_r0, (__blitz_r1, __blitz_r2)) = #fork;
+        #[allow(unused_mut)] let (mut __blitz_r0, (mut __blitz_r1, mut __blitz_r2)) = #fork;
         let (a, _) = (__blitz_r0, __blitz_r1);
         __blitz_r2
     );

@@ -69,11 +69,57 @@ fn checked_total(v: &[u64]) -> Result<u64, String> {
     Ok(sums.iter().sum::<u64>() + first - first)
 }
 
+#[blitz::parallel]
+fn append_mut(n: u64) -> Vec<u64> {
+    if n < 2 {
+        return vec![n];
+    }
+    // `&mut` of a result, as statements and as a tuple.
+    let x = &mut append_mut(n - 1);
+    let y = &mut append_mut(n - 2);
+    x.append(y);
+    let (p, q) = (&mut append_mut(n - 1), &mut append_mut(n - 2));
+    p.append(q);
+    assert_eq!(*x, *p);
+    x.clone()
+}
+
+/// A result type with a destructor: its field cannot be moved out, only borrowed.
+struct Tree {
+    items: Vec<u64>,
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {}
+}
+
+#[blitz::parallel]
+fn tails(n: u64) -> Tree {
+    if n < 2 {
+        return Tree { items: vec![n, n] };
+    }
+    // A slice of one result and a field of another.
+    let x = &tails(n - 1).items[1..];
+    let y = &tails(n - 2).items;
+    Tree { items: x.iter().chain(y).copied().collect() }
+}
+
+fn tails_seq(n: u64) -> Tree {
+    if n < 2 {
+        return Tree { items: vec![n, n] };
+    }
+    let x = &tails_seq(n - 1).items[1..];
+    let y = &tails_seq(n - 2).items;
+    Tree { items: x.iter().chain(y).copied().collect() }
+}
+
 fn main() {
     let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         assert_eq!(build(14), build_seq(14));
         assert_eq!(build_statements(14), build_seq(14));
+        assert_eq!(append_mut(14), build_seq(14));
+        assert_eq!(tails(14).items, tails_seq(14).items);
         let v: Vec<u64> = (0..5000).collect();
         assert_eq!(evens(&v), v.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>());
         let words = ["fork", "join", "steal", "a", "sleeping", "wake"];

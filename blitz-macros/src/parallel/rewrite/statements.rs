@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Pat, Stmt, Token};
 
-use super::{Hoisted, Rewriter, bind_hoisted, peel_try_owned, starts_with_fork};
+use super::{Hoisted, Rewriter, bind_hoisted, call_slot, peel_try_owned, starts_with_fork};
 use crate::common::{self, Branch, EscapeCheck};
 use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment};
 
@@ -188,14 +188,19 @@ impl Rewriter<'_> {
                 _ => unreachable!("groupable"),
             };
             let (mut inner, tries) = peel_try_owned(&mut expr);
-            // `let a = &f(x);`: the branch runs `f(x)` and the reference is taken after the
-            // join, of a result that lives to the end of the block, as the temporary did
-            // (a `let` extends it); a branch cannot return a reference to its temporary.
-            let borrowed = ty.is_none()
-                && tries.is_empty()
-                && matches!(&inner, Expr::Reference(r) if r.mutability.is_none());
-            if borrowed && let Expr::Reference(r) = inner {
-                inner = *r.expr;
+            // `let a = &f(x);`, `let s = &f(x)[1..];`, `let b = &mut f(x).field;`: the branch
+            // runs `f(x)`, and the reference is taken after the join, of a result that lives to
+            // the end of the block as the temporary did (a `let` extends it); a branch cannot
+            // return a reference into its own temporary.
+            let mut borrow_after_join = None;
+            if ty.is_none() && tries.is_empty() && matches!(&inner, Expr::Reference(_)) {
+                let result = common::result_ident(i);
+                if let Some(slot) = call_slot(&mut inner, self.callee) {
+                    let call = std::mem::replace(slot, syn::parse_quote!(#result));
+                    let mut borrow = std::mem::replace(&mut inner, call);
+                    self.visit_expr_mut(&mut borrow);
+                    borrow_after_join = Some(borrow.to_token_stream());
+                }
             }
             let typed = match (&ty, tries.is_empty()) {
                 (Some(ty), true) => Some(ty),
@@ -214,14 +219,19 @@ impl Rewriter<'_> {
                 span,
                 body: common::typed_value(&inner, typed),
             });
-            let result = common::apply_tries(&common::result_ident(i), &tries);
-            results.push(if borrowed { quote!(&#result) } else { result });
+            results.push(
+                borrow_after_join
+                    .unwrap_or_else(|| common::apply_tries(&common::result_ident(i), &tries)),
+            );
             pats.push(pat);
             types.push(ty.map_or_else(|| quote!(_), |t| t.to_token_stream()));
         }
         let (fork, jpat) = self.fork(&branches, &values, group_span);
         let fork = bind_hoisted(hoisted, fork, group_span.resolved_at(Span::mixed_site()));
-        out.push((syn::parse_quote!(let #jpat = #fork;), true));
+        out.push((
+            syn::parse_quote!(#[allow(unused_mut)] let #jpat = #fork;),
+            true,
+        ));
         let tail_value = if tail {
             pats.pop();
             types.pop();
