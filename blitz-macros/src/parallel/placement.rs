@@ -82,6 +82,8 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
     // The text since the last `{`, `}` or `;`, comments and literals replaced by a space:
     // a comment above an item (a doc comment, a licence) is not part of its header.
     let mut header = String::new();
+    // How deep the scan is in braces that belong to a header's generics.
+    let mut opaque = 0usize;
     let mut i = 0usize;
     // Advances over `n` chars, keeping line and column.
     let step = |i: &mut usize, n: usize, at_line: &mut usize, at_col: &mut usize| {
@@ -115,17 +117,40 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
             continue;
         }
         match c {
+            // Braces inside a header's generics (`impl W<{ N + 1 }>`) are an expression, not a
+            // block: skipped, with what they hold.
+            '{' if opaque > 0 || inside_brackets(&header) => opaque += 1,
+            '}' if opaque > 0 => opaque -= 1,
+            _ if opaque > 0 => {}
             '{' => headers.push(std::mem::take(&mut header)),
             '}' => {
                 headers.pop();
                 header.clear();
             }
-            ';' => header.clear(),
+            // A `;` inside brackets (`impl S<[u8; 2]>`) does not end the header.
+            ';' if !inside_brackets(&header) => header.clear(),
             _ => header.push(c),
         }
         step(&mut i, 1, &mut at_line, &mut at_col);
     }
     None
+}
+
+/// Whether `header` has an unclosed `(`, `[` or `<` (a `>` of `->` or `=>` closes none).
+fn inside_brackets(header: &str) -> bool {
+    let (mut round_square, mut angle) = (0isize, 0isize);
+    let mut previous = ' ';
+    for c in header.chars() {
+        match c {
+            '(' | '[' => round_square += 1,
+            ')' | ']' => round_square -= 1,
+            '<' => angle += 1,
+            '>' if previous != '-' && previous != '=' => angle -= 1,
+            _ => {}
+        }
+        previous = c;
+    }
+    round_square > 0 || angle > 0
 }
 
 fn ident_char_before(chars: &[char], i: usize) -> bool {
@@ -295,6 +320,9 @@ mod tests {
             }
             // A plain comment.
             /* and a block comment */ impl<T> Trait for Dir2<T> { fn after_comments() {} }
+            impl S<[u64; 2]> { fn array_generic() {} }
+            impl W<{ 1 + 1 }> where [(); 2]: Sized { fn const_block_generic() {} }
+            impl<F: Fn() -> u8> X<F> { fn arrow_in_bound() {} }
         "##;
         assert_eq!(block_at(src, "fn inherent_here"), Some(Block::InherentImpl));
         assert_eq!(block_at(src, "fn trait_here"), Some(Block::TraitImpl));
@@ -310,5 +338,16 @@ mod tests {
             Some(Block::InherentImpl)
         );
         assert_eq!(block_at(src, "fn after_comments"), Some(Block::TraitImpl));
+        for inherent in [
+            "fn array_generic",
+            "fn const_block_generic",
+            "fn arrow_in_bound",
+        ] {
+            assert_eq!(
+                block_at(src, inherent),
+                Some(Block::InherentImpl),
+                "{inherent}"
+            );
+        }
     }
 }
