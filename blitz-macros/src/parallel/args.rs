@@ -89,7 +89,10 @@ pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
         ))
     };
     match item {
-        Item::Fn(f) => Ok(f),
+        Item::Fn(f) => {
+            check_attributes(&f)?;
+            Ok(f)
+        }
         Item::Struct(s) => what(&s.struct_token, "a struct"),
         Item::Enum(e) => what(&e.enum_token, "an enum"),
         Item::Impl(i) => what(&i.impl_token, "an impl block"),
@@ -100,5 +103,20 @@ pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
         Item::Type(t) => what(&t.type_token, "a type alias"),
         Item::Use(u) => what(&u.use_token, "a `use`"),
         other => what(&other, "this item (a fn with a body is needed)"),
+    }
+}
+
+/// Refuses attributes whose meaning the rewritten fn cannot keep: `#[track_caller]` (the body
+/// runs inside closures on the pool's workers, where the caller's location is lost, and
+/// closures cannot carry the attribute).
+fn check_attributes(f: &ItemFn) -> syn::Result<()> {
+    match f.attrs.iter().find(|a| a.path().is_ident("track_caller")) {
+        Some(attr) => Err(syn::Error::new_spanned(
+            attr,
+            "`#[parallel]` cannot keep `#[track_caller]`: the body runs inside closures on the \
+             pool's workers, where `Location::caller()` and panics would name the fn's own lines, \
+             not its caller's; remove one of the two attributes",
+        )),
+        None => Ok(()),
     }
 }
