@@ -111,12 +111,14 @@ pub(crate) fn join_nest(
             // `mut`: what follows the join may borrow a result mutably (`&mut f(a)`); the
             // `let` that binds the pattern allows `unused_mut`.
             let pat = result_ident(first);
-            (
-                quote_spanned!(*branch_span=> |#worker| #body),
-                quote!(mut #pat),
-            )
+            // The closure takes the macro's edition (mixed-site resolution), whatever the
+            // caller's: 2021 closures capture disjoint fields apart (`s.a` in one branch, `s.b`
+            // in the other), where a 2018 closure would capture all of `s`.
+            let span = branch_span.resolved_at(Span::mixed_site());
+            (quote_spanned!(span=> |#worker| #body), quote!(mut #pat))
         } else {
             let (join, pat) = nest(worker, branches, first, span);
+            let span = span.resolved_at(Span::mixed_site());
             (quote_spanned!(span=> |#worker| #join), pat)
         }
     }

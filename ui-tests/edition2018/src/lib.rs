@@ -1,0 +1,1 @@
+//! Edition 2018 code using the macros (see the tests).
