@@ -58,11 +58,17 @@ fn rewrite_runtime_source(pf: &ParFor) -> syn::Result<Option<TokenStream>> {
     let recv = &call.receiver;
     let args = &call.args;
     match (name.as_str(), args.len()) {
+        // The slice through `AsRef` (a `Vec`, an array, a slice or a reference to one), not
+        // `&v[..]`: on a `v` that is a slice already, that is clippy's `redundant_slicing` in
+        // the user's code.
         ("chunks", 1) => {
-            return Ok(Some(
-                quote_spanned!(span=> #krate::__private::chunks(&(#recv)[..], #args)),
-            ));
+            return Ok(Some(quote_spanned!(span=> #krate::__private::chunks(
+                ::core::convert::AsRef::<[_]>::as_ref(&(#recv)),
+                #args
+            ))));
         }
+        // `&mut v[..]` reborrows through a `v: &mut [T]` that is not itself `mut`, which
+        // `AsMut::as_mut(&mut v)` could not.
         ("chunks_mut", 1) => {
             return Ok(Some(
                 quote_spanned!(span=> #krate::__private::chunks_mut(&mut (#recv)[..], #args)),

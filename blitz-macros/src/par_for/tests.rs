@@ -104,7 +104,7 @@ fn method_sources_are_rewritten() {
         .unwrap()
         .to_string();
     assert!(
-        got.contains(":: blitz :: __private :: chunks (& (v) [..] , 4)"),
+        got.contains(":: blitz :: __private :: chunks (:: core :: convert :: AsRef :: < [_] > :: as_ref (& (v)) , 4)"),
         "{got}"
     );
     let got = par_for(quote!(c in self.v.chunks_mut(k) => f(c)))

@@ -312,6 +312,52 @@ impl Parts {
     }
 }
 
+/// Rebinds the forwarded parameters whose names start with `_` under hygienic names, in
+/// statements that allow `clippy::used_underscore_binding`: the wrapper passes them on, which
+/// that lint would report in the user's signature. Returns the statements.
+fn rebind_underscored(forwarded: &mut [TokenStream]) -> TokenStream {
+    let mut lets = TokenStream::new();
+    for (i, name) in forwarded.iter_mut().enumerate() {
+        if !name.to_string().starts_with('_') {
+            continue;
+        }
+        let rebound = format_ident!("__blitz_a{}", i, span = Span::mixed_site());
+        lets.extend(quote! {
+            #[allow(clippy::used_underscore_binding)]
+            let #rebound = #name;
+        });
+        *name = rebound.to_token_stream();
+    }
+    lets
+}
+
+/// The user's lint-level attributes, for the wrapper and for a copy beside it: a sibling copy
+/// is not inside the wrapper, so `#[allow(..)]` on the fn would not reach its body. An
+/// `#[expect(..)]` becomes `#[allow(..)]` on both, since the lint may fire in either.
+fn lint_levels(attrs: &[syn::Attribute]) -> (Vec<syn::Attribute>, Vec<syn::Attribute>) {
+    let mut wrapper = Vec::new();
+    let mut copy = Vec::new();
+    for attr in attrs {
+        let path = attr.path();
+        let level = ["allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|l| path.is_ident(l));
+        if !level {
+            wrapper.push(attr.clone());
+            continue;
+        }
+        let mut attr = attr.clone();
+        if attr.path().is_ident("expect")
+            && let syn::Meta::List(list) = &mut attr.meta
+        {
+            list.path = syn::parse_quote!(allow);
+        }
+        wrapper.push(attr.clone());
+        copy.push(attr);
+    }
+    (wrapper, copy)
+}
+
 /// A free fn: the copy is nested in the wrapper.
 fn expand_nested(args: &Args, func: &ItemFn, body: Block, names: &Names) -> TokenStream {
     let ItemFn {
@@ -324,6 +370,8 @@ fn expand_nested(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Toke
         forwarded,
         turbofish: tf,
     } = Parts::new(args, sig, body, names);
+    let mut forwarded = forwarded;
+    let rebound = rebind_underscored(&mut forwarded);
     let copy = &names.copy;
     let enter = enter_copy(sig, names, |cx| quote!(#copy #tf(#cx, #(#forwarded),*)));
     quote! {
@@ -333,6 +381,7 @@ fn expand_nested(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Toke
             #[inline]
             #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
             #copy_sig #copy_body
+            #rebound
             #enter
         }
     }
@@ -350,6 +399,9 @@ fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Tok
         forwarded,
         turbofish: tf,
     } = Parts::new(args, sig, body, names);
+    let mut forwarded = forwarded;
+    let rebound = rebind_underscored(&mut forwarded);
+    let (attrs, copy_levels) = lint_levels(attrs);
     let copy = &names.copy;
     let has_receiver = sig.receiver().is_some();
     let enter = enter_copy(sig, names, |cx| {
@@ -363,10 +415,12 @@ fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Tok
     quote! {
         #(#attrs)*
         #vis #outer_sig {
+            #rebound
             #enter
         }
 
         #[doc(hidden)]
+        #(#copy_levels)*
         // The hint lets LLVM inline one level of the copy into itself. Without
         // it a method's serial instance keeps its unused receiver in a register
         // through the whole recursion (fib as a method ran at x1.20 of
