@@ -342,15 +342,25 @@ impl Callee {
     /// point, such calls are most likely what the user meant to fork, and the error points at
     /// the macro.
     pub(super) fn call_in_macro(&self, block: &syn::Block) -> Option<syn::Macro> {
-        struct Finder<'a> {
+        self.macro_calling_self(block, |mac| !is_fork_join(mac) && !is_par_for(mac))
+    }
+
+    /// The first macro invocation in `block` that `pick` accepts and whose tokens call this
+    /// fn by name.
+    fn macro_calling_self(
+        &self,
+        block: &syn::Block,
+        pick: impl Fn(&syn::Macro) -> bool,
+    ) -> Option<syn::Macro> {
+        struct Finder<'a, P> {
             name: &'a Ident,
+            pick: P,
             found: Option<syn::Macro>,
         }
-        impl<'ast> Visit<'ast> for Finder<'_> {
+        impl<'ast, P: Fn(&syn::Macro) -> bool> Visit<'ast> for Finder<'_, P> {
             fn visit_macro(&mut self, mac: &'ast syn::Macro) {
                 if self.found.is_none()
-                    && !is_fork_join(mac)
-                    && !is_par_for(mac)
+                    && (self.pick)(mac)
                     && tokens_call(mac.tokens.clone(), self.name)
                 {
                     self.found = Some(mac.clone());
@@ -360,6 +370,7 @@ impl Callee {
         }
         let mut finder = Finder {
             name: &self.name,
+            pick,
             found: None,
         };
         finder.visit_block(block);
@@ -386,16 +397,7 @@ impl Callee {
 
     /// Whether the body makes a recursive call in the body of a `par_for!`.
     fn calls_in_par_for(&self, block: &syn::Block) -> bool {
-        struct Finder<'a>(&'a Ident, bool);
-        impl<'ast> Visit<'ast> for Finder<'_> {
-            fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-                self.1 |= is_par_for(mac) && tokens_call(mac.tokens.clone(), self.0);
-            }
-            fn visit_item(&mut self, _: &'ast Item) {}
-        }
-        let mut finder = Finder(&self.name, false);
-        finder.visit_block(block);
-        finder.1
+        self.macro_calling_self(block, is_par_for).is_some()
     }
 
     fn find_call(&self, visit: impl FnOnce(&mut CallFinder), reach: Reach) -> bool {
