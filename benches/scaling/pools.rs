@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use plotters::style::RGBColor;
 
-use crate::{STACK_SIZE, Shape};
+use crate::STACK_SIZE;
+use crate::shapes::Shape;
 
 /// A library under test.
 #[derive(Clone, Copy, PartialEq, Eq)]
