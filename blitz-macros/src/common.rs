@@ -89,10 +89,15 @@ pub(crate) struct Branch {
 /// one, so a self-call rewritten inside a branch picks up the worker that runs that branch.
 /// Closures carry the user's spans, and the `join` calls carry `span` (the forking expression),
 /// so a borrow conflict between branches is reported on the user's code.
+///
+/// With `results_mut`, the pattern binds the results `mut` (what follows a `#[parallel]` fork
+/// may borrow a result mutably, as in `&mut f(a)`), and the `let` that binds it must allow
+/// `unused_mut`.
 pub(crate) fn join_nest(
     worker: &Ident,
     branches: &[Branch],
     span: Span,
+    results_mut: bool,
 ) -> (TokenStream, TokenStream) {
     /// One side of a join: a closure over one branch, or over a nested join of several.
     fn side(
@@ -100,6 +105,7 @@ pub(crate) fn join_nest(
         branches: &[Branch],
         first: usize,
         span: Span,
+        results_mut: bool,
     ) -> (TokenStream, TokenStream) {
         if let [
             Branch {
@@ -108,16 +114,19 @@ pub(crate) fn join_nest(
             },
         ] = branches
         {
-            // `mut`: what follows the join may borrow a result mutably (`&mut f(a)`); the
-            // `let` that binds the pattern allows `unused_mut`.
             let pat = result_ident(first);
+            let pat = if results_mut {
+                quote!(mut #pat)
+            } else {
+                quote!(#pat)
+            };
             // The closure takes the macro's edition (mixed-site resolution), whatever the
             // caller's: 2021 closures capture disjoint fields apart (`s.a` in one branch, `s.b`
             // in the other), where a 2018 closure would capture all of `s`.
             let span = branch_span.resolved_at(Span::mixed_site());
-            (quote_spanned!(span=> |#worker| #body), quote!(mut #pat))
+            (quote_spanned!(span=> |#worker| #body), pat)
         } else {
-            let (join, pat) = nest(worker, branches, first, span);
+            let (join, pat) = nest(worker, branches, first, span, results_mut);
             let span = span.resolved_at(Span::mixed_site());
             (quote_spanned!(span=> |#worker| #join), pat)
         }
@@ -127,17 +136,18 @@ pub(crate) fn join_nest(
         branches: &[Branch],
         first: usize,
         span: Span,
+        results_mut: bool,
     ) -> (TokenStream, TokenStream) {
         let mid = branches.len() / 2;
-        let (a, pat_a) = side(worker, &branches[..mid], first, span);
-        let (b, pat_b) = side(worker, &branches[mid..], first + mid, span);
+        let (a, pat_a) = side(worker, &branches[..mid], first, span, results_mut);
+        let (b, pat_b) = side(worker, &branches[mid..], first + mid, span, results_mut);
         (
             quote_spanned!(span=> #worker.join(#a, #b)),
             quote!((#pat_a, #pat_b)),
         )
     }
     assert!(branches.len() >= 2, "join_nest needs two branches");
-    nest(worker, branches, 0, span)
+    nest(worker, branches, 0, span, results_mut)
 }
 
 /// The branches of a fork evaluated one after the other, in order, as the nested tuple that

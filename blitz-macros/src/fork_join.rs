@@ -284,7 +284,7 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
         });
         results.push(common::apply_tries(&common::result_ident(i), &tries));
     }
-    let (join, pat) = common::join_nest(&worker, &branches, Span::call_site());
+    let (join, pat) = common::join_nest(&worker, &branches, Span::call_site(), false);
     let p = quote!(#krate::__private);
     let join = match fj.worker {
         // Inside a `#[parallel]` copy: the context of the copy decides (each context has a
@@ -301,7 +301,6 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
     };
     if fj.arms[0].binding.is_none() {
         return quote!({
-            #[allow(unused_mut)]
             let #pat = #join;
             (#(#results,)*)
         });
@@ -311,8 +310,10 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
         let ty = ty.as_ref().map(|(c, t)| quote!(#c #t));
         quote_spanned!(pat.span()=> let #pat #ty #eq #r;)
     });
+    // No attribute before the first `let`: in expression position (`let t = fork_join!(a =
+    // f(), b = g());`) rustc then reports the `let` and the tokens after it, and no attribute
+    // on an expression.
     quote! {
-        #[allow(unused_mut)]
         let #pat = #join;
         #(#lets)*
     }
@@ -334,8 +335,7 @@ mod tests {
     fn tuple_form_is_one_nested_join() {
         let got = expand_str(quote!(f(), g(), h()));
         let want = quote!({
-            #[allow(unused_mut)]
-            let (mut __blitz_r0, (mut __blitz_r1, mut __blitz_r2)) =
+            let (__blitz_r0, (__blitz_r1, __blitz_r2)) =
                 ::blitz::__private::with_worker(|__blitz_w| {
                     __blitz_w.join(
                         |__blitz_w| f(),
@@ -355,8 +355,7 @@ mod tests {
     fn four_arms_nest_balanced() {
         let got = expand_str(quote!(f(), g(), h(), k()));
         let want = quote!({
-            #[allow(unused_mut)]
-            let ((mut __blitz_r0, mut __blitz_r1), (mut __blitz_r2, mut __blitz_r3)) =
+            let ((__blitz_r0, __blitz_r1), (__blitz_r2, __blitz_r3)) =
                 ::blitz::__private::with_worker(|__blitz_w| {
                     __blitz_w.join(
                         |__blitz_w| __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()),
@@ -375,7 +374,7 @@ mod tests {
     fn binding_form_applies_try_after_the_join() {
         let got = expand_str(quote!(crate = my_blitz, a = f()?, (x, y): (u8, u8) = g()));
         let want = quote! {
-            #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = my_blitz::__private::with_worker(
+            let (__blitz_r0, __blitz_r1) = my_blitz::__private::with_worker(
                 |__blitz_w| { __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()) }
             );
             let a = __blitz_r0?;
@@ -391,7 +390,7 @@ mod tests {
     fn forwarded_context_skips_the_lookup() {
         let got = crate::common::normalize(expand_str(quote!(@__blitz_worker(w) f(), g())));
         assert!(
-            got.starts_with("{#[allow(unused_mut)]let(mut__blitz_r0,mut__blitz_r1)=match::blitz::__private::ForkContext::join_mode(&w){::blitz::__private::ForkMode::Join(w)=>w.join(|w|f(),|w|g()),"),
+            got.starts_with("{let(__blitz_r0,__blitz_r1)=match::blitz::__private::ForkContext::join_mode(&w){::blitz::__private::ForkMode::Join(w)=>w.join(|w|f(),|w|g()),"),
             "{got}"
         );
         assert!(!got.contains("with_worker"), "{got}");

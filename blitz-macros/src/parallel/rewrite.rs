@@ -93,7 +93,7 @@ impl<'a> Rewriter<'a> {
         self.forks += 1;
         let cx = &self.names.cx;
         let krate = &self.names.krate;
-        let (join, pat) = common::join_nest(cx, branches, span);
+        let (join, pat) = common::join_nest(cx, branches, span, true);
         let seq = common::tuple_nest(values);
         let p = quote!(#krate::__private);
         (
