@@ -327,6 +327,29 @@ pub(super) fn between_conflicts(calls: &[&Expr], between: &[&Expr], callee: &Cal
     })
 }
 
+/// The roots of the places `exprs` may change: assigned to, borrowed `&mut`, or the receiver
+/// of a method call (which may take `&mut self`).
+pub(super) fn changed_roots<'e>(
+    exprs: impl IntoIterator<Item = &'e Expr>,
+    callee: &Callee,
+) -> HashSet<String> {
+    let mut roots = HashSet::new();
+    for e in exprs {
+        ChangeFinder {
+            callee,
+            out: &mut roots,
+        }
+        .visit_expr(e);
+        ReceiverFinder(&mut roots).visit_expr(e);
+    }
+    roots
+}
+
+/// Whether `e` names any of `roots` (as an identifier, or in a format string).
+pub(super) fn names_any(e: &Expr, roots: &HashSet<String>) -> bool {
+    !roots.is_empty() && !idents(e.to_token_stream()).is_disjoint(roots)
+}
+
 /// Collects the roots of method-call receivers (outside nested items).
 struct ReceiverFinder<'a>(&'a mut HashSet<String>);
 

@@ -17,6 +17,8 @@
 //! The arms hold the same branch text; each recursive call in it is redirected to the copy
 //! with the `cx` of its arm, so each arm recurses into the copy's instance for its context.
 
+use std::collections::HashSet;
+
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -24,7 +26,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Item, Pat, Path, Stmt, Token};
 
-use super::dependencies::{PlaceUses, any_conflict, between_conflicts};
+use super::dependencies::{PlaceUses, any_conflict, between_conflicts, changed_roots, names_any};
 use super::placement::Placement;
 use super::recursion::{CallForm, Callee, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
@@ -216,7 +218,7 @@ impl<'a> Rewriter<'a> {
                     let mutable = receiver_first && index == 0;
                     hoisted.push(Hoisted::take(op, hoisted.len(), mutable));
                 } else if branches.is_empty() && has_effects(op) {
-                    hoist_place_parts(op, &mut hoisted);
+                    hoist_place_parts(op, &HashSet::new(), &mut hoisted);
                 }
                 continue;
             };
@@ -262,21 +264,58 @@ impl<'a> Rewriter<'a> {
     /// that only read (`n - 1`, `&v[..mid]`) stay, and so do closures (their parameter types
     /// are inferred from the callee) and arguments that recurse themselves (they fork where
     /// they are).
+    ///
+    /// What the call evaluates before a hoisted argument is hoisted with it when it reads a
+    /// place that argument may change: sequentially `f(i, bump(&mut i))` passes the old `i`,
+    /// and `v[i].f({ i += 1; i })` calls the method on the old `v[i]`. So is a receiver that
+    /// computes something. (For the sequential call to compile, such a read is a copy or a
+    /// move, never a borrow still alive during the change, so it can be taken early.)
     fn hoist_arguments(&mut self, call: &mut Expr, hoisted: &mut Vec<Hoisted>) {
-        let args = match call {
-            Expr::Call(c) => &mut c.args,
-            Expr::MethodCall(m) => &mut m.args,
+        let (receiver, args) = match call {
+            Expr::Call(c) => (None, &mut c.args),
+            Expr::MethodCall(m) => (Some(&mut *m.receiver), &mut m.args),
             _ => return,
         };
-        for arg in args.iter_mut() {
-            let keep = matches!(arg, Expr::Closure(_))
-                || !makes_any_call(arg)
-                || self.callee.makes_call(arg);
-            if keep {
-                continue;
+        let callee = self.callee;
+        let stays = |arg: &Expr| {
+            matches!(arg, Expr::Closure(_)) || !makes_any_call(arg) || callee.makes_call(arg)
+        };
+        let hoists: Vec<bool> = args.iter().map(|arg| !stays(arg)).collect();
+        if !hoists.contains(&true) {
+            return;
+        }
+        // Per argument, what the hoisted arguments after it may change.
+        let mut changed_after = vec![HashSet::new(); args.len()];
+        for i in (0..args.len().saturating_sub(1)).rev() {
+            let mut changed = changed_after[i + 1].clone();
+            if hoists[i + 1] {
+                changed.extend(changed_roots([&args[i + 1]], callee));
             }
-            self.visit_expr_mut(arg);
-            hoisted.push(Hoisted::take(arg, hoisted.len(), false));
+            changed_after[i] = changed;
+        }
+        if let Some(receiver) = receiver {
+            let mut changed = changed_after.first().cloned().unwrap_or_default();
+            if hoists.first() == Some(&true) {
+                changed.extend(changed_roots([&args[0]], callee));
+            }
+            if is_place(receiver) {
+                hoist_place_parts(receiver, &changed, hoisted);
+            } else if !callee.makes_call(receiver)
+                && !matches!(receiver, Expr::Lit(_))
+                && (has_effects(receiver) || names_any(receiver, &changed))
+            {
+                self.visit_expr_mut(receiver);
+                hoisted.push(Hoisted::take(receiver, hoisted.len(), true));
+            }
+        }
+        for (i, arg) in args.iter_mut().enumerate() {
+            let read_before_change = !matches!(arg, Expr::Closure(_) | Expr::Lit(_))
+                && !callee.makes_call(arg)
+                && names_any(arg, &changed_after[i]);
+            if hoists[i] || read_before_change {
+                self.visit_expr_mut(arg);
+                hoisted.push(Hoisted::take(arg, hoisted.len(), false));
+            }
         }
     }
 }
@@ -345,23 +384,35 @@ fn sink_into_fork_block(e: &mut Expr) {
 
 /// Hoists the parts of the place `e` that compute something (its base when that is a value,
 /// its indices) into `hoisted`, leaving the place itself where it is: `v[next()]` becomes
-/// `v[h]`, `make().field` becomes `h.field`.
-fn hoist_place_parts(e: &mut Expr, hoisted: &mut Vec<Hoisted>) {
-    let part = |e: &mut Expr, hoisted: &mut Vec<Hoisted>| {
+/// `v[h]`, `make().field` becomes `h.field`. So are the parts that read one of `changed`,
+/// places something hoisted after them changes: `v[i]` becomes `v[h]` with `h` the old `i`.
+fn hoist_place_parts(e: &mut Expr, changed: &HashSet<String>, hoisted: &mut Vec<Hoisted>) {
+    let early =
+        |e: &Expr| is_hoistable_value(e) || (!matches!(e, Expr::Lit(_)) && names_any(e, changed));
+    // The base is the place itself (or a value): a place base is never moved out.
+    let base = |e: &mut Expr, hoisted: &mut Vec<Hoisted>| {
         if is_place(e) {
-            hoist_place_parts(e, hoisted);
-        } else if is_hoistable_value(e) {
+            hoist_place_parts(e, changed, hoisted);
+        } else if early(e) {
             hoisted.push(Hoisted::take(e, hoisted.len(), false));
         }
     };
-    match e {
-        Expr::Paren(p) => hoist_place_parts(&mut p.expr, hoisted),
-        Expr::Field(f) => part(&mut f.base, hoisted),
-        Expr::Index(i) => {
-            part(&mut i.expr, hoisted);
-            part(&mut i.index, hoisted);
+    // An index is a value the indexing reads (a copy, or moved into `Index::index`).
+    let index = |e: &mut Expr, hoisted: &mut Vec<Hoisted>| {
+        if early(e) {
+            hoisted.push(Hoisted::take(e, hoisted.len(), false));
+        } else if is_place(e) {
+            hoist_place_parts(e, changed, hoisted);
         }
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => part(&mut u.expr, hoisted),
+    };
+    match e {
+        Expr::Paren(p) => hoist_place_parts(&mut p.expr, changed, hoisted),
+        Expr::Field(f) => base(&mut f.base, hoisted),
+        Expr::Index(i) => {
+            base(&mut i.expr, hoisted);
+            index(&mut i.index, hoisted);
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => base(&mut u.expr, hoisted),
         _ => {}
     }
 }
