@@ -89,8 +89,14 @@ pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
         ))
     };
     match item {
-        Item::Fn(f) => {
+        Item::Fn(mut f) => {
             check_attributes(&f)?;
+            // An inner attribute of the body (`#![allow(..)]`) applies to the fn: the
+            // expansion writes the fn's attributes outside its body, so it takes the outer
+            // form there.
+            for attr in &mut f.attrs {
+                attr.style = syn::AttrStyle::Outer;
+            }
             Ok(f)
         }
         Item::Struct(s) => what(&s.struct_token, "a struct"),

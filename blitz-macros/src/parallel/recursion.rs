@@ -47,7 +47,7 @@ pub(super) struct Callee {
 }
 
 /// A free fn's recursive calls are recognised by its name (`f(..)`), so a binding of that name
-/// in the fn (a parameter, a `let`, a closure's or a pattern's binding, a nested item) would
+/// in the fn (a parameter, a `let`, a closure's or a pattern's binding, a nested item or `use`) would
 /// make the macro take calls of the binding for recursion. Reported, spanned on the binding.
 fn check_not_shadowed(func: &ItemFn) -> syn::Result<()> {
     struct Finder<'a> {
@@ -67,6 +67,7 @@ fn check_not_shadowed(func: &ItemFn) -> syn::Result<()> {
                 Item::Fn(f) => Some(&f.sig.ident),
                 Item::Const(c) => Some(&c.ident),
                 Item::Static(s) => Some(&s.ident),
+                Item::Use(u) => use_binding(&u.tree, self.name),
                 _ => None,
             };
             if let Some(ident) = ident
@@ -95,6 +96,17 @@ fn check_not_shadowed(func: &ItemFn) -> syn::Result<()> {
             ),
         )),
         None => Ok(()),
+    }
+}
+
+/// The name a `use` tree binds that is `name` (`use m::f;`, `use m::g as f;`, `use m::{f, ..}`).
+fn use_binding<'a>(tree: &'a syn::UseTree, name: &Ident) -> Option<&'a Ident> {
+    match tree {
+        syn::UseTree::Path(p) => use_binding(&p.tree, name),
+        syn::UseTree::Name(n) => (n.ident == *name).then_some(&n.ident),
+        syn::UseTree::Rename(r) => (r.rename == *name).then_some(&r.rename),
+        syn::UseTree::Group(g) => g.items.iter().find_map(|t| use_binding(t, name)),
+        syn::UseTree::Glob(_) => None,
     }
 }
 
