@@ -74,6 +74,9 @@ impl StmtNames {
         };
         if let Some(e) = branch {
             finder.visit_expr(e);
+            // `let a = f(x) + extra.pop().unwrap_or(0);`, `v.iter().for_each(|l|
+            // out.extend(g(l)));`, `let b = f(q.remove(0));`.
+            names.changes.extend(mutated_receivers([e], callee));
             names.reads = idents(e.to_token_stream());
             names.branches.push(e.clone());
         }
@@ -262,6 +265,7 @@ impl PlaceUses {
             }
             .visit_expr(e);
         }
+        roots.extend(mutated_receivers(branches.clone(), callee));
         branches
             .into_iter()
             .map(|e| PlaceUses::of(e, &roots, callee))
@@ -343,6 +347,138 @@ pub(super) fn changed_roots<'e>(
         ReceiverFinder(&mut roots).visit_expr(e);
     }
     roots
+}
+
+/// The roots of the places `exprs` assign to or borrow `&mut`, or call a method on for its
+/// effect at statement level (see [`ChangeFinder`]).
+pub(super) fn assigned_roots<'e>(
+    exprs: impl IntoIterator<Item = &'e Expr>,
+    callee: &Callee,
+) -> HashSet<String> {
+    let mut roots = HashSet::new();
+    for e in exprs {
+        ChangeFinder {
+            callee,
+            out: &mut roots,
+        }
+        .visit_expr(e);
+    }
+    roots
+}
+
+/// The roots of the receivers of calls in `exprs` to methods that look like they change
+/// their receiver: `push`, `pop`, `remove`, `insert`, `take`, `next`, `..._mut` and the like
+/// (without types, a name is all there is). Receivers reached through a shared reference
+/// parameter (`&self`, `v: &[T]`) cannot change, and the fn's own recursive calls do not count.
+pub(super) fn mutated_receivers<'e>(
+    exprs: impl IntoIterator<Item = &'e Expr>,
+    callee: &Callee,
+) -> HashSet<String> {
+    struct Finder<'a> {
+        callee: &'a Callee,
+        out: HashSet<String>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if !self.callee.is_call(&Expr::MethodCall(m.clone()))
+                && looks_mutating(&m.method.to_string())
+                && let Some(root) = place_root(&m.receiver)
+                && !self.callee.shared_params.contains(&root)
+            {
+                self.out.insert(root);
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut finder = Finder {
+        callee,
+        out: HashSet::new(),
+    };
+    for e in exprs {
+        finder.visit_expr(e);
+    }
+    finder.out
+}
+
+/// Whether a method of this name usually changes its receiver (std's collections, iterators,
+/// cells and options).
+fn looks_mutating(method: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "append",
+        "clear",
+        "dedup",
+        "dedup_by",
+        "dedup_by_key",
+        "drain",
+        "entry",
+        "extend",
+        "extend_from_slice",
+        "fill",
+        "fill_with",
+        "get_or_insert",
+        "get_or_insert_with",
+        "insert",
+        "next",
+        "next_back",
+        "nth",
+        "pop",
+        "pop_back",
+        "pop_first",
+        "pop_front",
+        "pop_last",
+        "push",
+        "push_back",
+        "push_front",
+        "push_str",
+        "remove",
+        "remove_entry",
+        "replace",
+        "reserve",
+        "resize",
+        "resize_with",
+        "retain",
+        "reverse",
+        "rotate_left",
+        "rotate_right",
+        "set",
+        "shrink_to_fit",
+        "sort",
+        "sort_by",
+        "sort_by_key",
+        "sort_unstable",
+        "sort_unstable_by",
+        "sort_unstable_by_key",
+        "split_off",
+        "swap",
+        "swap_remove",
+        "take",
+        "truncate",
+        "write",
+        "lock",
+        "fetch_add",
+        "fetch_sub",
+        "store",
+        "increment",
+        "inc",
+        "dec",
+        "bump",
+        "advance",
+        "consume",
+        "update",
+        "add",
+        "put",
+        "enqueue",
+        "dequeue",
+        "allocate",
+        "alloc",
+        "reset",
+    ];
+    method.ends_with("_mut")
+        || method.starts_with("push_")
+        || method.starts_with("pop_")
+        || method.starts_with("fetch_")
+        || NAMES.contains(&method)
 }
 
 /// Whether `e` names any of `roots` (as an identifier, or in a format string).

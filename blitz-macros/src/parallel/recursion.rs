@@ -44,6 +44,9 @@ pub(super) struct Callee {
     /// that look like ones (see [`exclusive_locals`]): two branches that both use one would
     /// both hold it (see `dependencies::PlaceUses`).
     pub(super) exclusive_params: HashSet<String>,
+    /// The parameters that are shared references (`&self`, `v: &[T]`): what is reached
+    /// through them cannot change (short of interior mutability).
+    pub(super) shared_params: HashSet<String>,
 }
 
 /// A free fn's recursive calls are recognised by its name (`f(..)`), so a binding of that name
@@ -149,16 +152,15 @@ fn tokens_call(tokens: TokenStream, name: &Ident) -> bool {
 }
 
 /// The names of the parameters of `sig` that are `&mut` references (`self` for `&mut self` or
-/// `self: &mut Self`).
-fn exclusive_params(sig: &syn::Signature) -> HashSet<String> {
-    let is_mut_ref =
-        |ty: &syn::Type| matches!(ty, syn::Type::Reference(r) if r.mutability.is_some());
+/// `self: &mut Self`), or with `exclusive` false, shared references.
+fn reference_params(sig: &syn::Signature, exclusive: bool) -> HashSet<String> {
+    let is_wanted_ref = |ty: &syn::Type| matches!(ty, syn::Type::Reference(r) if r.mutability.is_some() == exclusive);
     sig.inputs
         .iter()
         .filter_map(|arg| match arg {
-            FnArg::Receiver(r) => is_mut_ref(&r.ty).then(|| "self".to_owned()),
+            FnArg::Receiver(r) => is_wanted_ref(&r.ty).then(|| "self".to_owned()),
             FnArg::Typed(pt) => match &*pt.pat {
-                syn::Pat::Ident(p) if is_mut_ref(&pt.ty) => Some(p.ident.to_string()),
+                syn::Pat::Ident(p) if is_wanted_ref(&pt.ty) => Some(p.ident.to_string()),
                 _ => None,
             },
         })
@@ -256,10 +258,11 @@ impl Callee {
                     FnArg::Receiver(_) => 0,
                 })
                 .sum(),
-            exclusive_params: exclusive_params(sig)
+            exclusive_params: reference_params(sig, true)
                 .into_iter()
                 .chain(exclusive_locals(&func.block))
                 .collect(),
+            shared_params: reference_params(sig, false),
         })
     }
 

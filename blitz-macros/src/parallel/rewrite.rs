@@ -26,7 +26,10 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Item, Pat, Path, Stmt, Token};
 
-use super::dependencies::{PlaceUses, any_conflict, between_conflicts, changed_roots, names_any};
+use super::dependencies::{
+    PlaceUses, any_conflict, assigned_roots, between_conflicts, changed_roots, mutated_receivers,
+    names_any,
+};
 use super::placement::Placement;
 use super::recursion::{CallForm, Callee, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
@@ -189,6 +192,40 @@ impl<'a> Rewriter<'a> {
                 // never run.
                 || between.iter().any(|e| escapes(e))
         };
+        // The arguments each forked operand's call evaluates before the fork.
+        let early_args: Vec<Vec<Expr>> = ops
+            .iter()
+            .map(|e| {
+                let mut e = (**e).clone();
+                call_slot(&mut e, callee)
+                    .map(|call| {
+                        hoisted_arguments(call, callee)
+                            .into_iter()
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        // Per operand, what the hoisted arguments of the calls after it may change.
+        let mut changed_later = vec![HashSet::new(); ops.len()];
+        for i in (0..ops.len().saturating_sub(1)).rev() {
+            let mut changed = changed_later[i + 1].clone();
+            changed.extend(changed_roots(&early_args[i + 1], callee));
+            changed_later[i] = changed;
+        }
+        // An operand that is read after the join but sequentially ran before a change the
+        // branches or the hoisted arguments make (`x + f(a) + { x += 1; f(x) }`,
+        // `f(a) + q[0] + f(q.remove(0))`) would see the change.
+        let read_before_change = candidates >= 2 && {
+            let last = ops.iter().rposition(|e| forks(e)).expect("two calls");
+            let mut changes = assigned_roots(calls.iter().copied(), callee);
+            changes.extend(mutated_receivers(early_args.iter().flatten(), callee));
+            ops[..last]
+                .iter()
+                .any(|e| !forks(e) && !is_hoistable_value(e) && names_any(e, &changes))
+        };
+        let shared = shared || read_before_change;
         // With a place that two calls would both hold (`f(a, cnt) + f(b, cnt)` with `cnt: &mut
         // u64`, `self.f(a) + self.f(b)` with `&mut self`), or that an operand between them
         // changes (`f(n - i) + { i += 1; i } + f(n - i)`), the calls run one after the other,
@@ -242,7 +279,7 @@ impl<'a> Rewriter<'a> {
                 call = *p.expr;
             }
             if callee.is_call(&call) {
-                self.hoist_arguments(&mut call, &mut hoisted);
+                self.hoist_arguments(&mut call, &changed_later[index], &mut hoisted);
             }
             self.visit_expr_mut(&mut call);
             branches.push(Branch {
@@ -270,22 +307,31 @@ impl<'a> Rewriter<'a> {
     /// and `v[i].f({ i += 1; i })` calls the method on the old `v[i]`. So is a receiver that
     /// computes something. (For the sequential call to compile, such a read is a copy or a
     /// move, never a borrow still alive during the change, so it can be taken early.)
-    fn hoist_arguments(&mut self, call: &mut Expr, hoisted: &mut Vec<Hoisted>) {
+    ///
+    /// `changed_later` is what the hoisted arguments of the forked calls after this one may
+    /// change: they too run before the fork, so this call's reads of it are hoisted as well
+    /// (`f(q[0]) + f(q.remove(0))`).
+    fn hoist_arguments(
+        &mut self,
+        call: &mut Expr,
+        changed_later: &HashSet<String>,
+        hoisted: &mut Vec<Hoisted>,
+    ) {
         let (receiver, args) = match call {
             Expr::Call(c) => (None, &mut c.args),
             Expr::MethodCall(m) => (Some(&mut *m.receiver), &mut m.args),
             _ => return,
         };
         let callee = self.callee;
-        let stays = |arg: &Expr| {
-            matches!(arg, Expr::Closure(_)) || !makes_any_call(arg) || callee.makes_call(arg)
-        };
-        let hoists: Vec<bool> = args.iter().map(|arg| !stays(arg)).collect();
-        if !hoists.contains(&true) {
+        let hoists: Vec<bool> = args
+            .iter()
+            .map(|arg| hoisted_argument(arg, callee))
+            .collect();
+        if !hoists.contains(&true) && changed_later.is_empty() {
             return;
         }
         // Per argument, what the hoisted arguments after it may change.
-        let mut changed_after = vec![HashSet::new(); args.len()];
+        let mut changed_after = vec![changed_later.clone(); args.len()];
         for i in (0..args.len().saturating_sub(1)).rev() {
             let mut changed = changed_after[i + 1].clone();
             if hoists[i + 1] {
@@ -294,7 +340,10 @@ impl<'a> Rewriter<'a> {
             changed_after[i] = changed;
         }
         if let Some(receiver) = receiver {
-            let mut changed = changed_after.first().cloned().unwrap_or_default();
+            let mut changed = changed_after
+                .first()
+                .cloned()
+                .unwrap_or_else(|| changed_later.clone());
             if hoists.first() == Some(&true) {
                 changed.extend(changed_roots([&args[0]], callee));
             }
@@ -318,6 +367,45 @@ impl<'a> Rewriter<'a> {
             }
         }
     }
+}
+
+/// Whether a forked call's argument is evaluated before the fork: it calls something (not the
+/// fn itself, which forks where it is) and is not a closure.
+fn hoisted_argument(arg: &Expr, callee: &Callee) -> bool {
+    !matches!(arg, Expr::Closure(_)) && makes_any_call(arg) && !callee.makes_call(arg)
+}
+
+/// The arguments evaluated before the fork of the recursive call that statement `stmt` forks,
+/// if it forks one: `let a = f(x, v.len());`, `x = f(a)?;`, `let r = &f(a).field;`.
+pub(super) fn statement_hoisted_arguments(stmt: &Stmt, callee: &Callee) -> Vec<Expr> {
+    let value = match stmt {
+        Stmt::Expr(e, _) => super::dependencies::assignment(e).map_or(e, |(_, _, v)| v),
+        Stmt::Local(l) => match &l.init {
+            Some(init) => &*init.expr,
+            None => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let (mut inner, _) = peel_try_owned(&mut value.clone());
+    let call = if callee.is_call(&inner) {
+        Some(&mut inner)
+    } else {
+        call_slot(&mut inner, callee)
+    };
+    call.map(|c| hoisted_arguments(c, callee).into_iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The arguments of the recursive call `call` evaluated before the fork.
+fn hoisted_arguments<'e>(call: &'e Expr, callee: &Callee) -> Vec<&'e Expr> {
+    let args = match call {
+        Expr::Call(c) => &c.args,
+        Expr::MethodCall(m) => &m.args,
+        _ => return Vec::new(),
+    };
+    args.iter()
+        .filter(|a| hoisted_argument(a, callee))
+        .collect()
 }
 
 /// The tail expression of a fork block this rewriter made (`{ let (__blitz_r0, ..) = fork;

@@ -2,15 +2,20 @@
 //! recursive call (`let a = f(l); let b = f(r);`), forked together, their results bound,
 //! assigned or matched after the join in statement order.
 
+use std::collections::HashSet;
+
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Pat, Stmt, Token};
 
-use super::{Hoisted, Rewriter, bind_hoisted, call_slot, peel_try_owned, starts_with_fork};
+use super::{
+    Hoisted, Rewriter, bind_hoisted, call_slot, peel_try_owned, starts_with_fork,
+    statement_hoisted_arguments,
+};
 use crate::common::{self, Branch, EscapeCheck};
-use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment};
+use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment, changed_roots};
 
 impl Rewriter<'_> {
     /// Statement-level fork points: runs of independent statements that each make a
@@ -106,11 +111,12 @@ impl Rewriter<'_> {
     fn untyped_branch(
         &mut self,
         value: &Expr,
+        changed_later: &HashSet<String>,
         hoisted: &mut Vec<Hoisted>,
     ) -> (TokenStream, Vec<Token![?]>) {
         let (mut inner, tries) = peel_try_owned(&mut value.clone());
         if self.callee.is_call(&inner) {
-            self.hoist_arguments(&mut inner, hoisted);
+            self.hoist_arguments(&mut inner, changed_later, hoisted);
         }
         self.visit_expr_mut(&mut inner);
         (inner.to_token_stream(), tries)
@@ -135,6 +141,15 @@ impl Rewriter<'_> {
         // As for operands: the arguments of a forked call that call something are evaluated
         // before the fork (`let a = f(s.clone()); let b = f(s);`).
         let mut hoisted = Vec::new();
+        // Per statement, what the hoisted arguments of the statements after it may change:
+        // its call's reads of that are hoisted too.
+        let mut changed_later = vec![HashSet::new(); group.len()];
+        for i in (0..group.len() - 1).rev() {
+            let next = statement_hoisted_arguments(&group[i + 1], self.callee);
+            let mut changed = changed_later[i + 1].clone();
+            changed.extend(changed_roots(&next, self.callee));
+            changed_later[i] = changed;
+        }
         let mut let_elses = Vec::new();
         for (i, stmt) in group.drain(..).enumerate() {
             let span = stmt.span();
@@ -142,7 +157,7 @@ impl Rewriter<'_> {
                 && let Some((place, op, value)) = assignment(e)
             {
                 let (place, op) = (place.clone(), op.clone());
-                let (body, tries) = self.untyped_branch(value, &mut hoisted);
+                let (body, tries) = self.untyped_branch(value, &changed_later[i], &mut hoisted);
                 let result = common::apply_tries(&common::result_ident(i), &tries);
                 branches.push(Branch {
                     span,
@@ -161,7 +176,8 @@ impl Rewriter<'_> {
             {
                 // `let PAT = f(a) else { .. };`: the call forks, the pattern is tried after
                 // the join, in statement order.
-                let (body, tries) = self.untyped_branch(&init.expr, &mut hoisted);
+                let (body, tries) =
+                    self.untyped_branch(&init.expr, &changed_later[i], &mut hoisted);
                 let (pat, result) = (
                     &l.pat,
                     common::apply_tries(&common::result_ident(i), &tries),
@@ -207,7 +223,7 @@ impl Rewriter<'_> {
                 _ => None,
             };
             if self.callee.is_call(&inner) {
-                self.hoist_arguments(&mut inner, &mut hoisted);
+                self.hoist_arguments(&mut inner, &changed_later[i], &mut hoisted);
             }
             self.visit_expr_mut(&mut inner);
             let body = match typed {
