@@ -143,9 +143,9 @@ pub(crate) fn fork_join(input: TokenStream) -> syn::Result<TokenStream> {
 /// Entry point: parse, analyse, expand; an error comes with the names the arms would have
 /// bound (see [`error_with_bindings`]).
 pub(crate) fn fork_join_or_error(input: TokenStream) -> TokenStream {
-    let fj: ForkJoin = match syn::parse2(input) {
+    let fj: ForkJoin = match syn::parse2(input.clone()) {
         Ok(fj) => fj,
-        Err(e) => return e.into_compile_error(),
+        Err(e) => return error_with_names(bound_names_of_unparsed(input), e),
     };
     match analyse(&fj) {
         Ok(()) => expand(&fj),
@@ -161,13 +161,72 @@ fn error_with_bindings(fj: &ForkJoin, error: syn::Error) -> TokenStream {
         .iter()
         .filter_map(|a| a.binding.as_ref())
         .flat_map(|b| common::pat_bindings(&b.pat))
-        .map(|p| (p.mutability, p.ident.clone()))
+        .map(|p| (p.mutability.is_some(), p.ident.clone()))
         .collect();
+    error_with_names(names, error)
+}
+
+/// The names input that did not parse seems to bind: an identifier, or those of a
+/// parenthesized pattern, right before a lone `=` or a type's `:` at the top level
+/// (`a = f() b = g()`, a comma missing, binds `a` and `b`). A guess, only there to spare the
+/// user a "cannot find value" error per name after the parse error.
+fn bound_names_of_unparsed(input: TokenStream) -> Vec<(bool, Ident)> {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    let tokens: Vec<TokenTree> = input.into_iter().collect();
+    let binds_before = |i: usize| match tokens.get(i + 1) {
+        Some(TokenTree::Punct(p)) if p.as_char() == '=' => !matches!(
+            tokens.get(i + 2),
+            Some(TokenTree::Punct(q)) if p.spacing() == Spacing::Joint && matches!(q.as_char(), '=' | '>')
+        ),
+        Some(TokenTree::Punct(p)) if p.as_char() == ':' => p.spacing() == Spacing::Alone,
+        _ => false,
+    };
+    let after_path_separator = |i: usize| {
+        i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if matches!(p.as_char(), ':' | '.'))
+    };
+    let mut names = Vec::new();
+    let push = |mutable: bool, ident: &Ident, names: &mut Vec<(bool, Ident)>| {
+        let name = ident.to_string();
+        if !matches!(name.as_str(), "crate" | "mut" | "ref" | "_" | "self") {
+            names.push((mutable, ident.clone()));
+        }
+    };
+    for (i, tt) in tokens.iter().enumerate() {
+        if !binds_before(i) || after_path_separator(i) {
+            continue;
+        }
+        match tt {
+            TokenTree::Ident(ident) => {
+                let mutable = i > 0 && matches!(&tokens[i - 1], TokenTree::Ident(m) if m == "mut");
+                push(mutable, ident, &mut names);
+            }
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+                let mut mutable = false;
+                for inner in g.stream() {
+                    match inner {
+                        TokenTree::Ident(ident) if ident == "mut" => mutable = true,
+                        TokenTree::Ident(ident) => {
+                            push(mutable, &ident, &mut names);
+                            mutable = false;
+                        }
+                        _ => mutable = false,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// `error`, then `names` bound to a diverging value (see [`error_with_bindings`]).
+fn error_with_names(names: Vec<(bool, Ident)>, error: syn::Error) -> TokenStream {
     let error = error.into_compile_error();
     if names.is_empty() {
         return error;
     }
     let (muts, names): (Vec<_>, Vec<_>) = names.into_iter().unzip();
+    let muts = muts.into_iter().map(|m| m.then(|| quote!(mut)));
     quote! {
         #error;
         #[allow(unused_mut)]
@@ -307,6 +366,11 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
     }
     let lets = fj.arms.iter().zip(&results).map(|(arm, r)| {
         let Binding { pat, ty, eq } = arm.binding.as_ref().expect("binding form");
+        if ty.is_none() && matches!(pat, Pat::Wild(_)) {
+            // `_ = println!(..)`: an assignment, not a `let`, so that a unit result does not
+            // set off `clippy::let_unit_value` on the user's `_`.
+            return quote_spanned!(pat.span()=> #pat #eq #r;);
+        }
         let ty = ty.as_ref().map(|(c, t)| quote!(#c #t));
         quote_spanned!(pat.span()=> let #pat #ty #eq #r;)
     });

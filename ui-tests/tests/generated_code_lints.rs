@@ -3,8 +3,10 @@
 //! tests check that the code still computes what it should.
 #![deny(
     unused_variables,
+    unused_mut,
     clippy::used_underscore_binding,
-    clippy::redundant_slicing
+    clippy::redundant_slicing,
+    clippy::let_unit_value
 )]
 
 struct Tree {
@@ -73,6 +75,16 @@ fn fill_chunks(v: &mut [u8]) {
     blitz::par_for!(c in v.chunks_mut(16) => c.fill(1));
 }
 
+/// A `fork_join!` arm bound to `_` whose value is `()` (no `let _ = ()` for
+/// `clippy::let_unit_value`), beside one bound to a name.
+fn count_and_note(v: &[u8], log: &std::sync::Mutex<Vec<usize>>) -> usize {
+    blitz::fork_join!(
+        n = v.len(),
+        _ = log.lock().unwrap().push(v.len()),
+    );
+    n
+}
+
 #[test]
 fn code_under_denied_lints_computes_what_it_should() {
     let pool = blitz::ThreadPoolBuilder::new()
@@ -89,5 +101,8 @@ fn code_under_denied_lints_computes_what_it_should() {
         assert_eq!(chunk_max(&v), 16);
         fill_chunks(&mut v);
         assert!(v.iter().all(|&x| x == 1));
+        let log = std::sync::Mutex::new(Vec::new());
+        assert_eq!(count_and_note(&v, &log), 1000);
+        assert_eq!(*log.lock().unwrap(), [1000]);
     });
 }
