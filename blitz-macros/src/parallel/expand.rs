@@ -37,7 +37,10 @@ pub(super) fn expand(
         return Err(e);
     }
     if rw.forks == 0 {
-        if rw.kept_in_order || callee.calls_itself_in_closure_or_loop(&func.block) {
+        if rw.kept_in_order
+            || rw.unparsed_fork_join
+            || callee.calls_itself_in_closure_or_loop(&func.block)
+        {
             // Calls in closures and loops are not fork points, nor are statements that change
             // what each other use: the fn runs as written.
             return Ok(func.to_token_stream());
@@ -374,17 +377,29 @@ fn expand_nested(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Toke
     let rebound = rebind_underscored(&mut forwarded);
     let copy = &names.copy;
     let enter = enter_copy(sig, names, |cx| quote!(#copy #tf(#cx, #(#forwarded),*)));
-    quote! {
-        #(#attrs)*
-        #vis #outer_sig {
+    let body = user_braces(
+        func,
+        quote! {
             // `#[inline]`: see `expand_sibling`.
             #[inline]
             #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
             #copy_sig #copy_body
             #rebound
             #enter
-        }
+        },
+    );
+    quote! {
+        #(#attrs)*
+        #vis #outer_sig #body
     }
+}
+
+/// `inner` in braces that carry the span of the user's body. rustc reports an unused fn
+/// (`dead_code`) only if the whole item comes from the user's code, braces included.
+fn user_braces(func: &ItemFn, inner: TokenStream) -> proc_macro2::Group {
+    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, inner);
+    group.set_span(func.block.brace_token.span.join());
+    group
 }
 
 /// A method of an inherent impl: the copy is a hidden associated fn beside it.
@@ -412,15 +427,21 @@ fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Tok
         let first = first.map(|f| quote!(#f,));
         quote!(Self::#copy #tf(#first #cx, #(#rest),*))
     });
-    quote! {
-        #(#attrs)*
-        #vis #outer_sig {
+    let wrapper_body = user_braces(
+        func,
+        quote! {
             #rebound
             #enter
-        }
+        },
+    );
+    quote! {
+        #(#attrs)*
+        #vis #outer_sig #wrapper_body
 
         #[doc(hidden)]
         #(#copy_levels)*
+        // Unused when the method is: rustc reports the method alone.
+        #[allow(dead_code)]
         // The hint lets LLVM inline one level of the copy into itself. Without
         // it a method's serial instance keeps its unused receiver in a register
         // through the whole recursion (fib as a method ran at x1.20 of
@@ -459,11 +480,10 @@ fn expand_detached(args: &Args, func: &ItemFn, body: Block, names: &Names) -> To
             })
         }
     };
+    let body = user_braces(func, body);
     quote! {
         #(#attrs)*
-        #vis #sig {
-            #body
-        }
+        #vis #sig #body
     }
 }
 

@@ -487,6 +487,17 @@ impl<'ast> Visit<'ast> for CallFinder<'_> {
         }
     }
 
+    /// A macro inside a closure or loop whose tokens call the fn (`fork_join!(f(a), f(b))` in
+    /// a closure) makes a deferred call too.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if self.reach == Reach::Deferred
+            && self.depth > 0
+            && tokens_call(mac.tokens.clone(), &self.callee.name)
+        {
+            self.found = true;
+        }
+    }
+
     fn visit_item(&mut self, _: &'ast Item) {}
 }
 

@@ -65,6 +65,9 @@ pub(super) struct Rewriter<'a> {
     /// Some statements that recurse were kept in order because they change a binding that
     /// another one uses (`total += l.sum();` twice).
     pub(super) kept_in_order: bool,
+    /// A `fork_join!` in the body did not parse: it reports that itself, and the fn has no
+    /// other fork point to miss.
+    pub(super) unparsed_fork_join: bool,
 }
 
 impl<'a> Rewriter<'a> {
@@ -84,6 +87,7 @@ impl<'a> Rewriter<'a> {
             unforkable_statement: None,
             in_loop: 0,
             kept_in_order: false,
+            unparsed_fork_join: false,
         }
     }
 
@@ -791,6 +795,7 @@ impl VisitMut for Rewriter<'_> {
         }
         // Invalid input is left for `fork_join!` itself to report.
         let Ok(mut fj) = syn::parse2::<ForkJoin>(mac.tokens.clone()) else {
+            self.unparsed_fork_join = true;
             return;
         };
         if fj.worker.is_none() {
