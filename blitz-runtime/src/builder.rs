@@ -302,7 +302,10 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Called on each worker thread, with its index, before it runs any job.
+    /// Called on each worker thread, with its index, before it runs any job. The handler may
+    /// submit work to its own pool (`blitz::spawn`): each worker holds the pool open until its
+    /// start handler has returned, so that work runs even if the pool's handle is dropped
+    /// right after `build`.
     pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.handlers.start = Some(Box::new(handler));
         self

@@ -155,6 +155,9 @@ impl Registry {
         // SAFETY: `job` stays in this frame until its latch is set (`wait_until` returns only
         // then and does not unwind: jobs it runs catch their own panics).
         self.inject(unsafe { job.as_job_ref() });
+        // The wait runs our own pool's jobs meanwhile, our private forks among them: `op` may
+        // wait for one of them (a sibling in the join this call sits in).
+        current.publish_private_frames();
         current.wait_until(&job.latch);
         // SAFETY: the latch is set.
         unsafe { job.take_result() }
@@ -661,8 +664,9 @@ impl Worker {
     /// Runs one pending job, if there is one: from our own deque only when `local_only`,
     /// otherwise from anywhere `find_work` looks (see [`crate::yield_now`]). True if a job ran.
     pub(crate) fn run_one_pending_job(&self, local_only: bool) -> bool {
-        // A peer may be asking: offer it our oldest private frame first, as a wait does.
-        self.poll_work_request();
+        // Our private forks are pending work too: a caller that yields may be waiting for
+        // one of them (the second closure of the join it runs in).
+        self.publish_private_frames();
         let found = if local_only {
             self.take_local_job().map(|job| (job, false))
         } else {

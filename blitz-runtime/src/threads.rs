@@ -111,23 +111,42 @@ pub(crate) fn start_workers(
     let num_threads = registry.num_threads();
     let mut threads = Vec::with_capacity(num_threads);
     for index in 0..num_threads {
+        // Each worker's start handler holds the pool open until it has run (see `main_loop`).
+        let holds = holds_pool_until_started(registry);
+        if holds {
+            registry.increment_terminate_count();
+        }
         let started = panic::catch_unwind(AssertUnwindSafe(|| {
             let name = thread_name.as_mut().map(|name| name(index));
             spawner.spawn(thread_builder(registry, index, name, stack_size))
         }));
+        let failed = |threads| {
+            if holds {
+                // This worker never started: its hold goes with it.
+                registry.terminate();
+            }
+            stop_started_workers(registry, threads);
+        };
         match started {
             Ok(Ok(handle)) => threads.extend(handle),
             Ok(Err(err)) => {
-                stop_started_workers(registry, threads);
+                failed(threads);
                 return Err(err);
             }
             Err(payload) => {
-                stop_started_workers(registry, threads);
+                failed(threads);
                 panic::resume_unwind(payload);
             }
         }
     }
     Ok(threads)
+}
+
+/// Whether each worker holds its pool open (a count of `terminate_count`) until its start
+/// handler has run: a start handler may submit work to its own pool (`spawn`), which must
+/// still be accepted when the pool's handle was dropped right after `build`.
+fn holds_pool_until_started(registry: &Registry) -> bool {
+    registry.handlers().start.is_some()
 }
 
 /// A build failed: terminates the pool (drops the count its handle would have held) and joins
@@ -156,6 +175,10 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
         index,
         PanicSource::StartHandler(index),
     );
+    if holds_pool_until_started(&registry) {
+        // The count `start_workers` took for this worker's start handler.
+        registry.terminate();
+    }
 
     worker.wait_until(registry.terminate_latch(index));
 

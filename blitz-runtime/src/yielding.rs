@@ -71,8 +71,15 @@ mod tests {
     use crate::{FnContext, ThreadPoolBuilder, join_context, spawn};
 
     /// Runs `test` on worker 0 of a pool of 2 while worker 1 is held in a job that waits for
-    /// `test` to finish, so that nobody else takes worker 0's jobs.
+    /// `test` to finish (or panic: the panic then propagates), so that nobody else takes
+    /// worker 0's jobs.
     fn with_peer_held(test: impl Fn() + Sync) {
+        struct Release<'a>(&'a AtomicBool);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
+        }
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let done = AtomicBool::new(false);
         pool.broadcast(|ctx| {
@@ -81,8 +88,8 @@ mod tests {
                     std::thread::yield_now();
                 }
             } else {
+                let _release = Release(&done);
                 test();
-                done.store(true, Ordering::Release);
             }
         });
     }
@@ -130,6 +137,57 @@ mod tests {
                     assert!(ran.load(Ordering::Acquire));
                 }
             }
+        });
+    }
+
+    #[test]
+    fn a_first_closure_that_yields_runs_its_waiting_sibling() {
+        // The first closure waits for the second, yielding: its sibling is a private fork of
+        // this worker, which the yield publishes and then runs, newest first (rayon runs it
+        // from the deque).
+        with_peer_held(|| {
+            let flag = AtomicBool::new(false);
+            crate::join(
+                || {
+                    crate::join(
+                        || {
+                            assert_eq!(current_thread_has_pending_tasks(), Some(true));
+                            assert_eq!(yield_local(), Some(Yield::Executed));
+                            assert!(flag.load(Ordering::Acquire));
+                        },
+                        || flag.store(true, Ordering::Release),
+                    )
+                },
+                || (),
+            );
+        });
+    }
+
+    #[test]
+    fn a_wait_on_another_pool_runs_the_waiting_closures_sibling() {
+        // The first closure waits, inside another pool, for the second: the worker's wait for
+        // that call runs its own pool's jobs, the private sibling among them.
+        let other = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        with_peer_held(|| {
+            let flag = AtomicBool::new(false);
+            crate::join(
+                || {
+                    crate::join(
+                        || {
+                            other.install(|| {
+                                let deadline =
+                                    std::time::Instant::now() + std::time::Duration::from_secs(60);
+                                while !flag.load(Ordering::Acquire) {
+                                    assert!(std::time::Instant::now() < deadline, "not run");
+                                    std::thread::yield_now();
+                                }
+                            })
+                        },
+                        || flag.store(true, Ordering::Release),
+                    )
+                },
+                || (),
+            );
         });
     }
 

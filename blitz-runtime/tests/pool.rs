@@ -376,6 +376,28 @@ fn handlers_and_names() {
 }
 
 #[test]
+fn start_handlers_may_spawn_after_the_pool_is_dropped() {
+    // Each start handler spawns onto its pool; the handle is dropped at once, possibly before
+    // some workers have started. Every spawn is accepted and runs before the drop returns.
+    for _ in 0..20 {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&ran);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .start_handler(move |_| {
+                let counter = Arc::clone(&counter);
+                blitz::spawn(move || {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                });
+            })
+            .build()
+            .unwrap();
+        drop(pool);
+        assert_eq!(ran.load(Ordering::SeqCst), 4);
+    }
+}
+
+#[test]
 fn install_propagates_panic_and_pool_survives() {
     let pool = pool(2);
     let result = panic::catch_unwind(AssertUnwindSafe(|| pool.install(|| panic!("boom"))));

@@ -458,6 +458,27 @@ impl Worker {
         self.work_wanted_flag().store(state, Ordering::Relaxed);
     }
 
+    /// Publishes every private frame, oldest first, and posts them as one batch: for a worker
+    /// about to run pending work in place of its current job (`yield_now`, a wait on another
+    /// pool), whose own private forks are then among the jobs it and its peers can run. A
+    /// first closure that waits for its sibling (`join(|| while !flag { yield_now(); }, ||
+    /// flag.set())`) finds the sibling on its deque, newest first, as in rayon. Returns how
+    /// many it published.
+    #[cold]
+    pub(crate) fn publish_private_frames(&self) -> usize {
+        let already_offered = self.deque().len();
+        let mut published = 0;
+        while self.promote_oldest_frame_quietly() {
+            published += 1;
+        }
+        if published > 0 {
+            self.registry
+                .sleep
+                .new_published_batch(published, already_offered == 0);
+        }
+        published
+    }
+
     /// A job we published came back to us unstolen: we offered more than thieves took, so
     /// halve the refill reserve (not below one job per peer).
     #[inline]
