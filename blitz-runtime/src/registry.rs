@@ -618,7 +618,13 @@ impl Worker {
             pushed += 1;
         }
         if pushed > 0 {
-            self.registry.sleep.new_internal_jobs(pushed, true);
+            // Posted as injected jobs, not as our own: they have no join of ours to pop them
+            // back if a peer going to sleep misses them, so the post takes fence #1; and idle
+            // workers are not counted as takers, since we are one of them, about to run
+            // `first`. (Posted as our own, the second of a pair of calls from outside sat on
+            // our deque while the other worker slept, until `first` was done: a stall, or a
+            // deadlock if `first` waits for it.)
+            self.registry.sleep.new_injected_jobs(pushed, false);
         }
         Some(first)
     }
@@ -726,7 +732,7 @@ impl Worker {
             let mut idle_state = sleep.start_looking(self.index);
             while !latch.probe() {
                 if let Some((job, injected)) = self.find_work() {
-                    sleep.work_found();
+                    sleep.work_found(|| self.registry.has_injected_jobs());
                     self.restamp_work_request();
                     let started = timestamp();
                     self.execute(job);
@@ -753,7 +759,7 @@ impl Worker {
                 );
             }
             // What we waited for happened: we are active again.
-            sleep.work_found();
+            sleep.work_found(|| self.registry.has_injected_jobs());
             self.restamp_work_request();
             return;
         }

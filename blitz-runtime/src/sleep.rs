@@ -35,7 +35,11 @@
 //! wake check then sees the sleeper). Jobs *injected* from outside have no owner to fall back
 //! on, so there both sides use a SeqCst fence (#1 in [`Sleep::new_injected_jobs`] after the
 //! push, #2 in [`Sleep::sleep`] after registering as asleep): of two threads that each store
-//! then fence then load, at least one sees the other's store.
+//! then fence then load, at least one sees the other's store. The rest of an injected batch
+//! that a worker moves onto its own deque is posted the same way, since the worker is about to
+//! run the batch's first job and may never come back for the rest. Fence #3, in
+//! [`Sleep::work_found`], pairs with #1 for a worker that the poster of an injected job counted
+//! as awake and idle but that took another job meanwhile.
 
 use crossbeam_utils::CachePadded;
 
@@ -172,13 +176,14 @@ impl AtomicCounters {
         self.value.fetch_add(ONE_INACTIVE, Ordering::SeqCst);
     }
 
-    /// A worker stops looking for work.
-    fn sub_inactive_thread(&self) {
+    /// A worker stops looking for work. Returns the counters before.
+    fn sub_inactive_thread(&self) -> Counters {
         let old = Counters(self.value.fetch_sub(ONE_INACTIVE, Ordering::SeqCst));
         debug_assert!(
             old.inactive_threads() > 0,
             "sub_inactive_thread underflow: {old:?}"
         );
+        old
     }
 
     /// Registers one more sleeper if the counters still equal `old` (in particular, if the JEC
@@ -274,15 +279,32 @@ impl Sleep {
 
     /// The worker found work (or the latch it waited on was set) and is active again.
     ///
-    /// It wakes nobody (seed 001 and rayon wake up to two sleepers here, "so that work
-    /// spreads"): every job is posted through `new_jobs`, which already wakes as many sleepers
-    /// as the jobs need, and a futex wake-up here would sit between finding a job and starting
-    /// it. Measured on 2 workers, after 100 ms idle: a job from outside started 24 us after its
-    /// submission with that wake-up, 9 us without it. (The one cascade is for a published
-    /// batch, whose post wakes at most two sleepers: a thief that steals from a deque with jobs
-    /// left wakes more, see [`Sleep::backlog_found`].)
-    pub(crate) fn work_found(&self) {
-        self.counters.sub_inactive_thread();
+    /// It wakes nobody as a rule (seed 001 and rayon wake up to two sleepers here, "so that
+    /// work spreads"): every job is posted through `new_jobs`, which already wakes as many
+    /// sleepers as the jobs need, and a futex wake-up here would sit between finding a job and
+    /// starting it. Measured on 2 workers, after 100 ms idle: a job from outside started 24 us
+    /// after its submission with that wake-up, 9 us without it. (The one cascade is for a
+    /// published batch, whose post wakes at most two sleepers: a thief that steals from a
+    /// deque with jobs left wakes more, see [`Sleep::backlog_found`].)
+    ///
+    /// The exception: a poster of an injected job that found this worker awake and idle woke
+    /// nobody for its job (see `post_jobs`), but the worker may have taken another one. If it
+    /// was the last awake idle worker and others sleep, it checks the injector
+    /// (`injected_pending`) and wakes one sleeper for what is there. Two calls into an idle
+    /// pool at once, whose jobs wait for each other, stalled without this: the second job sat
+    /// in the injector while its worker slept.
+    pub(crate) fn work_found(&self, injected_pending: impl FnOnce() -> bool) {
+        let old = self.counters.sub_inactive_thread();
+        if old.sleeping_threads() == 0 || old.awake_but_idle_threads() != 1 {
+            return;
+        }
+        // Fence #3: pairs with fence #1 in `new_injected_jobs`. The poster pushed, fenced and
+        // read the counters; we updated the counters, fence and read the injector: either it
+        // saw our update (we were no longer idle, so it woke a sleeper) or we see its job.
+        fence(Ordering::SeqCst);
+        if injected_pending() {
+            self.wake_any_threads(1);
+        }
     }
 
     /// One idle round without work: yield, announce sleepiness, or sleep, depending on how
@@ -563,7 +585,7 @@ mod tests {
             );
             assert_eq!(sleep.counters().sleeping_threads(), 0);
             assert!(!latch.probe());
-            sleep.work_found();
+            sleep.work_found(|| false);
         }
         assert_eq!(sleep.counters().inactive_threads(), 0);
     }
@@ -644,7 +666,7 @@ mod tests {
             );
         }
         assert_eq!(sleep.counters().sleeping_threads(), 0);
-        sleep.work_found();
+        sleep.work_found(|| false);
     }
 
     #[test]

@@ -376,6 +376,67 @@ fn handlers_and_names() {
 }
 
 #[test]
+fn two_outside_calls_whose_jobs_wait_for_each_other_both_run() {
+    // Two threads call into an idle pool of two at once, and each job waits for the other:
+    // both must be running together. A worker that takes one of them must not be counted on
+    // for the other, which once sat in the injector while the second worker slept (in about
+    // one round in a thousand on a 2-vCPU machine, hence the many rounds).
+    let pool = Arc::new(pool(2));
+    for round in 0..3000 {
+        std::thread::sleep(Duration::from_micros(if round % 2 == 0 {
+            1000
+        } else {
+            200
+        }));
+        let (a_tx, a_rx) = std::sync::mpsc::channel::<()>();
+        let (b_tx, b_rx) = std::sync::mpsc::channel::<()>();
+        let start = Arc::new(Barrier::new(2));
+        let (other_pool, other_start) = (Arc::clone(&pool), Arc::clone(&start));
+        let other = std::thread::spawn(move || {
+            other_start.wait();
+            other_pool.install(move || {
+                a_tx.send(()).unwrap();
+                b_rx.recv_timeout(Duration::from_secs(20)).is_ok()
+            })
+        });
+        start.wait();
+        let here = pool.install(move || {
+            b_tx.send(()).unwrap();
+            a_rx.recv_timeout(Duration::from_secs(20)).is_ok()
+        });
+        assert!(
+            here && other.join().unwrap(),
+            "round {round}: one job never ran"
+        );
+    }
+}
+
+#[test]
+fn two_spawns_from_outside_run_together() {
+    // The first task waits for the second; a worker took them from the injector together.
+    let pool = pool(2);
+    for round in 0..300 {
+        std::thread::sleep(Duration::from_micros(if round % 2 == 0 {
+            1000
+        } else {
+            200
+        }));
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<bool>();
+        pool.spawn(move || {
+            let _ = done_tx.send(rx.recv_timeout(Duration::from_secs(20)).is_ok());
+        });
+        pool.spawn(move || {
+            let _ = tx.send(());
+        });
+        assert!(
+            done_rx.recv().unwrap(),
+            "round {round}: the second task never ran"
+        );
+    }
+}
+
+#[test]
 fn start_handlers_may_spawn_after_the_pool_is_dropped() {
     // Each start handler spawns onto its pool; the handle is dropped at once, possibly before
     // some workers have started. Every spawn is accepted and runs before the drop returns.

@@ -108,6 +108,60 @@ fn injected_job_wakes_a_worker_going_to_sleep() {
     });
 }
 
+/// Two jobs injected into a pool of two idle workers, the first of which waits until the
+/// second has run: whichever worker takes the first (alone, or with the second in one batch
+/// from the injector) must not be counted on for the second, or it sits unclaimed while the
+/// other worker sleeps (fence #3 in `Sleep::work_found`, and the batch post of
+/// `take_injected_job`). (Skipping the injector check in `work_found`, counting the taker as
+/// available for the rest of its batch, or posting the batch without fence #1, each makes
+/// this model fail.)
+#[test]
+fn a_job_waiting_for_a_second_injected_job_gets_it_run() {
+    use loom::sync::{Condvar, Mutex};
+    loom::model(|| {
+        let registry = registry(2);
+        // The first job blocks its worker until the second has run (a `ParkLatch` wakes the
+        // thread that made it, so a mutex and condvar stand between the two jobs).
+        let second_ran = Arc::new((Mutex::new(false), Condvar::new()));
+        let first_ran = Arc::new(ParkLatch::new());
+        let done = [Arc::new(CoreLatch::new()), Arc::new(CoreLatch::new())];
+        let workers = [
+            spawn_idle_worker(&registry, 0, &done[0]),
+            spawn_idle_worker(&registry, 1, &done[1]),
+        ];
+        let first = {
+            let (second_ran, first_ran) = (Arc::clone(&second_ran), Arc::clone(&first_ran));
+            crate::job::HeapJob::new(move |_: &Worker| {
+                let (ran, cond) = &*second_ran;
+                let mut ran = ran.lock().unwrap();
+                while !*ran {
+                    ran = cond.wait(ran).unwrap();
+                }
+                // SAFETY: alive (Arc).
+                unsafe { ParkLatch::set(&*first_ran) };
+            })
+        };
+        let second = {
+            let second_ran = Arc::clone(&second_ran);
+            crate::job::HeapJob::new(move |_: &Worker| {
+                let (ran, cond) = &*second_ran;
+                *ran.lock().unwrap() = true;
+                cond.notify_one();
+            })
+        };
+        // SAFETY: each executed exactly once, by whichever worker takes it.
+        registry.inject(unsafe { first.into_job_ref() });
+        registry.inject(unsafe { second.into_job_ref() });
+        first_ran.wait(|| true);
+        for (index, done) in done.iter().enumerate() {
+            release(&registry, done, index);
+        }
+        for worker in workers {
+            worker.join().unwrap();
+        }
+    });
+}
+
 /// A broadcast job for a worker that is going to sleep: the broadcaster must wake it. The
 /// broadcaster blocks on a `ParkLatch` (not the worker wait, whose wake cascade could hide
 /// a lost wake-up), so if the targeted worker slept through the push, loom reports a
