@@ -320,7 +320,9 @@ where
     fn run<It: Iterator<Item = T>>(&self, items: It, offset: usize, len: usize) -> Option<R> {
         let check = |index, item| (self.check)(offset, index, item);
         let answer = if LAST {
-            scan_last(items, offset, len, self.stop, check)
+            scan_last(items, offset, len, self.stop, check, || {
+                self.stop.record(offset)
+            })
         } else {
             scan(items, offset, self.stop, check)
         };

@@ -135,6 +135,7 @@ pub(crate) fn scan_last<I, T>(
     len: usize,
     stop: &impl Stop,
     mut check: impl FnMut(usize, I::Item) -> Option<T>,
+    mut first_hit: impl FnMut(),
 ) -> Option<T>
 where
     I: IntoIterator,
@@ -146,6 +147,10 @@ where
         let block_start = index;
         for item in items.by_ref().take(CHECK_INTERVAL) {
             if let Some(answer) = check(index, item) {
+                if last.is_none() {
+                    // Pieces wholly before this one can stop now, not when this one ends.
+                    first_hit();
+                }
                 last = Some(answer);
             }
             index += 1;
@@ -317,10 +322,18 @@ mod tests {
         assert!(!last.skip(0, 101));
         assert!(!last.skip(200, 10), "a piece after it may hold a later hit");
         let mut seen = 0;
-        let answer = scan_last(0..10_000u32, 0, 10_000, &NeverStop, |i, x| {
-            seen += 1;
-            (x % 3000 == 7).then_some(i)
-        });
-        assert_eq!((answer, seen), (Some(9007), 10_000));
+        let mut first_hits = 0;
+        let answer = scan_last(
+            0..10_000u32,
+            0,
+            10_000,
+            &NeverStop,
+            |i, x| {
+                seen += 1;
+                (x % 3000 == 7).then_some(i)
+            },
+            || first_hits += 1,
+        );
+        assert_eq!((answer, seen, first_hits), (Some(9007), 10_000, 1));
     }
 }

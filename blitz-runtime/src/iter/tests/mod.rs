@@ -554,6 +554,27 @@ fn searches_over_ranges_longer_than_usize_max() {
 }
 
 #[test]
+fn find_last_over_a_huge_range_reaches_its_end() {
+    if cfg!(miri) {
+        return;
+    }
+    // Every item is a hit, so the answer is the last one, 2^64 - 2 items in. A piece that
+    // finds a hit lets every piece before it stop at once (not when it ends), and the
+    // workers take turns splitting the rest to its right until one reaches the end, as in
+    // rayon. (A pool of one has nobody to take the pieces to the right: not tested.)
+    for threads in [2, 4] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let last = pool.install(|| (0..u64::MAX).into_par_iter().find_last(|_| true));
+        assert_eq!(last, Some(u64::MAX - 1));
+        let last = pool.install(|| (0..u64::MAX).into_par_iter().position_last(|_| true));
+        assert_eq!(last, Some(usize::MAX - 1));
+    }
+}
+
+#[test]
 fn collecting_into_result_or_option_stops_at_a_failure() {
     let n: usize = if cfg!(miri) { 64 } else { 2_000_000 };
     on_pools(|| {
