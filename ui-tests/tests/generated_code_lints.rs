@@ -78,10 +78,7 @@ fn fill_chunks(v: &mut [u8]) {
 /// A `fork_join!` arm bound to `_` whose value is `()` (no `let _ = ()` for
 /// `clippy::let_unit_value`), beside one bound to a name.
 fn count_and_note(v: &[u8], log: &std::sync::Mutex<Vec<usize>>) -> usize {
-    blitz::fork_join!(
-        n = v.len(),
-        _ = log.lock().unwrap().push(v.len()),
-    );
+    blitz::fork_join!(n = v.len(), _ = log.lock().unwrap().push(v.len()));
     n
 }
 

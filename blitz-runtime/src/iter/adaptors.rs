@@ -38,6 +38,14 @@ macro_rules! forward_source {
             fn par_max_len(&self) -> usize {
                 self.base.par_max_len()
             }
+
+            fn par_split_half(self) -> (Self, Self) {
+                let (left, right) = self.base.par_split_half();
+                (
+                    $producer { base: left, $($field: self.$field.clone()),* },
+                    $producer { base: right, $($field: self.$field),* },
+                )
+            }
         }
     };
 }

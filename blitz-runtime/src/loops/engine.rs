@@ -411,8 +411,17 @@ where
     if !splitter.try_split(len, stolen) {
         return leaf(source, offset);
     }
-    let mid = len / 2;
-    let (left, right) = split_at_checked(source, mid);
+    let (left, right, mid) = if len == usize::MAX {
+        // Perhaps more items than `usize::MAX` (a long `u128` range): halved by the source
+        // itself, whose lengths saturate (so do the offsets past `usize::MAX`).
+        let (left, right) = source.par_split_half();
+        let mid = left.par_len();
+        (left, right, mid)
+    } else {
+        let mid = len / 2;
+        let (left, right) = split_at_checked(source, mid);
+        (left, right, mid)
+    };
     let forker = worker.index();
     let left = |w: &Worker| split(w, left, offset, splitter, false, stop, leaf, combine);
     let right = |w: &Worker| {

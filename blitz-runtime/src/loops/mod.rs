@@ -112,6 +112,17 @@ pub trait ParallelSource: Sized + Send + IntoIterator {
     fn par_max_len(&self) -> usize {
         usize::MAX
     }
+
+    /// Splits into halves, for a source whose `par_len` saturates at `usize::MAX` (it has
+    /// more items): the runtime halves such a source with this, where it would split at
+    /// `par_len() / 2` items from the start, which for a `u128` range of 10^27 items leaves
+    /// nearly all of them on one side at every level. The default is that split; integer
+    /// ranges split at their true middle, and adaptors forward to their base.
+    #[doc(hidden)]
+    fn par_split_half(self) -> (Self, Self) {
+        let mid = self.par_len() / 2;
+        self.par_split_at(mid)
+    }
 }
 
 /// Conversion into a [`ParallelSource`] (implemented for every source, and for `&Vec<T>` and

@@ -32,6 +32,18 @@ macro_rules! range_sources {
                 let mid = self.start.wrapping_add(index as $t);
                 (self.start..mid, mid..self.end)
             }
+
+            #[allow(clippy::cast_possible_truncation)]
+            fn par_split_half(self) -> (Self, Self) {
+                if self.is_empty() {
+                    return (self.clone(), self);
+                }
+                // The true middle, in the unsigned twin of the type (the distance always fits
+                // there); added modulo 2^bits as in `par_split_at`.
+                let half = self.end.abs_diff(self.start) / 2;
+                let mid = self.start.wrapping_add(half as $t);
+                (self.start..mid, mid..self.end)
+            }
         }
 
         impl ParallelSource for RangeInclusive<$t> {
@@ -67,6 +79,25 @@ macro_rules! range_sources {
                 // as in `Range::par_split_at`).
                 let last_left = start.wrapping_add((index - 1) as $t);
                 let first_right = start.wrapping_add(index as $t);
+                (start..=last_left, first_right..=end)
+            }
+
+            #[allow(clippy::cast_possible_truncation)]
+            fn par_split_half(self) -> (Self, Self) {
+                if self.is_empty() {
+                    return (self.clone(), self);
+                }
+                let (start, end) = (*self.start(), *self.end());
+                let distance = end.abs_diff(start);
+                if distance == 0 {
+                    return (exhausted(start), self);
+                }
+                // `distance + 1` items; the left half takes `ceil(distance / 2)` of them, at
+                // least one and at most `distance`, so both halves are non-empty (modular
+                // addition as in `par_split_at`).
+                let half = distance / 2 + distance % 2;
+                let last_left = start.wrapping_add((half - 1) as $t);
+                let first_right = start.wrapping_add(half as $t);
                 (start..=last_left, first_right..=end)
             }
         }
@@ -385,6 +416,25 @@ mod tests {
         let reversed = 5..3i32;
         assert_eq!(reversed.par_len(), 0);
         assert_eq!((-128..127i8).par_split_at(200), (-128..72, 72..127));
+    }
+
+    #[test]
+    fn ranges_halve_at_their_true_middle() {
+        assert_eq!((0..10u128).par_split_half(), (0..5, 5..10));
+        assert_eq!((3..4u8).par_split_half(), (3..3, 3..4));
+        assert_eq!(
+            (i128::MIN..i128::MAX).par_split_half(),
+            (i128::MIN..-1, -1..i128::MAX)
+        );
+        assert_eq!((0..=255u8).par_split_half(), (0..=127, 128..=255));
+        assert_eq!((-3..=3i8).par_split_half(), (-3..=-1, 0..=3));
+        let (a, b) = (0..=u128::MAX).par_split_half();
+        assert_eq!((a, b), (0..=u128::MAX / 2, u128::MAX / 2 + 1..=u128::MAX));
+        let (a, b) = (7..=7u64).par_split_half();
+        assert_eq!((a.count(), b.collect::<Vec<_>>()), (0, vec![7]));
+        #[allow(clippy::reversed_empty_ranges)]
+        let (a, b) = (5..3i32).par_split_half();
+        assert_eq!((a.count(), b.count()), (0, 0));
     }
 
     #[test]

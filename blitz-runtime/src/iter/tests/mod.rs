@@ -554,7 +554,7 @@ fn searches_over_ranges_longer_than_usize_max() {
 }
 
 #[test]
-fn find_last_over_a_huge_range_reaches_its_end() {
+fn searches_over_huge_ranges_reach_their_far_end() {
     if cfg!(miri) {
         return;
     }
@@ -571,6 +571,15 @@ fn find_last_over_a_huge_range_reaches_its_end() {
         assert_eq!(last, Some(u64::MAX - 1));
         let last = pool.install(|| (0..u64::MAX).into_par_iter().position_last(|_| true));
         assert_eq!(last, Some(usize::MAX - 1));
+        // Far more items than `usize::MAX`: the range is halved at its true middle, so the
+        // half past the hit is a worker's first piece (rayon's `find_any_octillion`).
+        const N: u128 = 1_000_000_000_000_000_000_000_000_000;
+        let hit = pool.install(|| (0..N).into_par_iter().find_any(|&x| x > N / 2));
+        assert!(hit.is_some_and(|x| x > N / 2 && x < N));
+        let hit = pool.install(|| (0..=N).into_par_iter().find_any(|&x| x > N / 2));
+        assert!(hit.is_some_and(|x| x > N / 2 && x <= N));
+        let hit = pool.install(|| (i128::MIN..=i128::MAX).into_par_iter().find_any(|&x| x > 0));
+        assert!(hit.is_some_and(|x| x > 0));
     }
 }
 
