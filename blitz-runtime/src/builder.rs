@@ -269,7 +269,9 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// The number of worker threads. `0` (the default) means: the value of
-    /// `BLITZ_NUM_THREADS` if it is set to a positive integer, else one per logical CPU.
+    /// `BLITZ_NUM_THREADS` if it is set (`0` there means one per logical CPU too), else one
+    /// per logical CPU. A value of the variable that is not a number makes `build` return
+    /// [`ThreadPoolBuildError::InvalidEnvVar`] (rayon ignores it).
     pub fn num_threads(mut self, num_threads: usize) -> Self {
         self.num_threads = Some(num_threads);
         self

@@ -80,8 +80,9 @@ pub use scope::{Scope, in_place_scope, scope};
 pub use scope_fifo::{ScopeFifo, in_place_scope_fifo, scope_fifo, spawn_fifo};
 pub use sort::{par_sort_by, par_sort_by_cached_key, par_sort_unstable_by};
 pub use spawn::{spawn, spawn_broadcast};
+pub use thread_spawn::ThreadBuilder;
 #[doc(hidden)]
-pub use thread_spawn::{CustomSpawn, DefaultSpawn, ThreadBuilder};
+pub use thread_spawn::{CustomSpawn, DefaultSpawn};
 pub use yielding::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
 /// What the facade's `__private` module re-exports for the code `#[parallel]` generates, and
