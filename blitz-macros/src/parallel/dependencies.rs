@@ -334,16 +334,11 @@ pub(super) fn between_conflicts(calls: &[&Expr], between: &[&Expr], callee: &Cal
 /// The roots of the places `exprs` may change: assigned to, borrowed `&mut`, or the receiver
 /// of a method call (which may take `&mut self`).
 pub(super) fn changed_roots<'e>(
-    exprs: impl IntoIterator<Item = &'e Expr>,
+    exprs: impl IntoIterator<Item = &'e Expr> + Clone,
     callee: &Callee,
 ) -> HashSet<String> {
-    let mut roots = HashSet::new();
+    let mut roots = assigned_roots(exprs.clone(), callee);
     for e in exprs {
-        ChangeFinder {
-            callee,
-            out: &mut roots,
-        }
-        .visit_expr(e);
         ReceiverFinder(&mut roots).visit_expr(e);
     }
     roots
