@@ -89,6 +89,13 @@ const ALIGN_ITEMS: usize = 16;
 
 /// Decides which pieces of a search need not run.
 pub(crate) trait Stop: Sync {
+    /// False if [`skip`](Stop::skip) never says yes: leaves then run whole, not in blocks.
+    const MAY_SKIP: bool = true;
+
+    /// True if a hit late in a piece lets the items before it be skipped (searches for the
+    /// last hit): a leaf then runs its blocks from the back.
+    const FROM_BACK: bool = false;
+
     /// True if the piece of `len` items starting at `offset` can be skipped.
     fn skip(&self, offset: usize, len: usize) -> bool;
 }
@@ -97,6 +104,8 @@ pub(crate) trait Stop: Sync {
 pub(crate) struct NeverStop;
 
 impl Stop for NeverStop {
+    const MAY_SKIP: bool = false;
+
     #[inline(always)]
     fn skip(&self, _offset: usize, _len: usize) -> bool {
         false
@@ -409,6 +418,9 @@ where
         return skip(source, offset, leaf);
     }
     if !splitter.try_split(len, stolen) {
+        if S::MAY_SKIP {
+            return leaf_in_blocks(source, offset, splitter.min_len(), stop, leaf, combine);
+        }
         return leaf(source, offset);
     }
     let (left, right, mid) = if len == usize::MAX {
@@ -435,6 +447,83 @@ where
         worker.join(left, right)
     };
     combine(a, b)
+}
+
+/// How long (in [`timestamp`] units) one block of a search's leaf should run: how late a
+/// leaf may notice that another piece settled the answer.
+const BLOCK_TICKS: u64 = SHARE_AFTER / 4;
+
+/// A search's leaf: `leaf` on blocks of `source`, asking `stop` before each whether the rest
+/// still matters. A leaf's own search loop asks too, but only between the items it yields:
+/// below a `filter` that rejects a long stretch, it would not ask until the stretch ends.
+/// Blocks are of the source's items, so they end on time whatever the adaptors do; they start
+/// at `min_len` items (the grain) and grow or shrink to last about [`BLOCK_TICKS`]. Results
+/// are combined in source order, whichever end runs first.
+fn leaf_in_blocks<P, T, L, C, S>(
+    source: P,
+    offset: usize,
+    min_len: usize,
+    stop: &S,
+    leaf: &L,
+    combine: &C,
+) -> T
+where
+    P: ParallelSource,
+    L: Fn(P, usize) -> T,
+    C: Fn(T, T) -> T,
+    S: Stop,
+{
+    // A length that may be saturated cannot be cut from the back.
+    let from_back = S::FROM_BACK && source.par_len() != usize::MAX;
+    let min_len = min_len.max(1);
+    let mut block = min_len;
+    let mut rest = source;
+    let mut rest_offset = offset;
+    let mut done: Option<T> = None;
+    // `done` holds the results of the blocks run so far, which lie after `rest` when running
+    // from the back and before it otherwise.
+    let add = |done: Option<T>, result: T| match done {
+        None => result,
+        Some(done) if from_back => combine(result, done),
+        Some(done) => combine(done, result),
+    };
+    loop {
+        let len = rest.par_len();
+        if stop.skip(rest_offset, len) {
+            return add(done, skip(rest, rest_offset, leaf));
+        }
+        // A remainder shorter than the minimum goes with this block.
+        if len - block.min(len) < min_len {
+            block = len;
+        }
+        let (piece, piece_offset, tail) = if from_back {
+            let (tail, piece) = split_at_checked(rest, len - block);
+            (piece, rest_offset.saturating_add(len - block), tail)
+        } else {
+            let (piece, tail) = split_front(rest, block);
+            (piece, rest_offset, tail)
+        };
+        let started = timestamp();
+        let result = leaf(piece, piece_offset);
+        let elapsed = timestamp().wrapping_sub(started);
+        done = Some(add(done, result));
+        if block == len {
+            return done.unwrap();
+        }
+        if !from_back {
+            rest_offset = rest_offset.saturating_add(block);
+        }
+        rest = tail;
+        block = if elapsed < BLOCK_TICKS / 4 {
+            block.saturating_mul(4)
+        } else if elapsed < BLOCK_TICKS / 2 {
+            block.saturating_mul(2)
+        } else if elapsed > BLOCK_TICKS.saturating_mul(2) {
+            (block / 2).max(min_len)
+        } else {
+            block
+        };
+    }
 }
 
 #[cfg(all(test, not(loom)))]
@@ -571,6 +660,105 @@ mod tests {
         let ran_on = ran_on.into_inner().unwrap();
         assert_eq!(ran_on[0] + ran_on[1], items);
         assert!(ran_on[0] > 0 && ran_on[1] > 0, "{ran_on:?}");
+    }
+
+    /// A stop that says yes once `set`, for every piece, or for the pieces wholly before
+    /// `before` when running from the back.
+    struct StopWhenSet<const FROM_BACK: bool> {
+        set: std::sync::atomic::AtomicBool,
+        before: usize,
+    }
+
+    impl<const B: bool> Stop for StopWhenSet<B> {
+        const FROM_BACK: bool = B;
+        fn skip(&self, offset: usize, len: usize) -> bool {
+            self.set.load(std::sync::atomic::Ordering::Relaxed)
+                && (!B || offset + len <= self.before)
+        }
+    }
+
+    /// A leaf that settles a search stops at the end of its block, not of its piece; the
+    /// rest is handed to the leaf as an empty piece (so it drops its items), and the results
+    /// come back in source order, whichever end ran first.
+    #[test]
+    fn a_search_leaf_stops_between_blocks() {
+        /// Runs a search leaf over `0..len` in blocks; the block holding `hit` settles it.
+        /// Returns the leaf's calls and the items covered, as a range (results are ranges,
+        /// and combining checks that they are adjacent and in order).
+        fn run<const B: bool>(
+            len: usize,
+            hit: usize,
+            min_len: usize,
+        ) -> (Vec<(usize, usize)>, std::ops::Range<usize>) {
+            let stop = StopWhenSet::<B> {
+                set: false.into(),
+                before: hit,
+            };
+            let calls = Mutex::new(Vec::new());
+            let covered = leaf_in_blocks(
+                0..len,
+                0,
+                min_len,
+                &stop,
+                &|piece: std::ops::Range<usize>, offset| {
+                    assert_eq!(piece.start, offset);
+                    calls.lock().unwrap().push((offset, piece.len()));
+                    if piece.contains(&hit) {
+                        stop.set.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    // Look at every item, as a search's leaf would.
+                    let end = piece.clone().fold(piece.start, |_, i| i + 1);
+                    piece.start..end
+                },
+                &|a: std::ops::Range<usize>, b: std::ops::Range<usize>| {
+                    assert!(
+                        a.end == b.start || a.is_empty() || b.is_empty(),
+                        "{a:?} {b:?}"
+                    );
+                    if a.is_empty() {
+                        b
+                    } else if b.is_empty() {
+                        a
+                    } else {
+                        a.start..b.end
+                    }
+                },
+            );
+            (calls.into_inner().unwrap(), covered)
+        }
+        let len = if cfg!(miri) { 5_000 } else { 10_000_000 };
+        for min_len in [1, 7, 1000] {
+            // From the front: the blocks up to the hit run, then one empty piece.
+            let (calls, covered) = run::<false>(len, len / 3, min_len);
+            let (last_offset, last_len) = *calls.last().unwrap();
+            assert_eq!(last_len, 0, "{calls:?}");
+            assert!(last_offset > len / 3 && last_offset < len / 2, "{calls:?}");
+            assert_eq!(covered, 0..last_offset);
+            assert!(calls[..calls.len() - 1].iter().all(|&(_, l)| l >= min_len));
+            // From the back: the blocks down to the hit run, then the front as an empty
+            // piece.
+            let (calls, covered) = run::<true>(len, len * 2 / 3, min_len);
+            let (first_kept, _) = calls[calls.len() - 2];
+            assert_eq!(calls.last().unwrap(), &(0, 0), "{calls:?}");
+            assert!(
+                first_kept <= len * 2 / 3 && first_kept > len / 2,
+                "{calls:?}"
+            );
+            assert_eq!(covered, first_kept..len);
+        }
+        // Nothing stops it: every item, in blocks of at least the minimum.
+        for len in [0, 1, 2, 9, 1000] {
+            for min_len in [1, 3, 16] {
+                let (calls, covered) = run::<false>(len, usize::MAX, min_len);
+                assert_eq!(covered.len(), len);
+                assert!(
+                    len < min_len || calls.iter().all(|&(_, l)| l >= min_len),
+                    "{calls:?}"
+                );
+                let (_, covered) = run::<true>(len, usize::MAX, min_len);
+                assert_eq!(covered.len(), len);
+            }
+        }
     }
 
     /// A source whose halves disagree with where it was split: the right half repeats the

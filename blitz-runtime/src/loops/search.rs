@@ -89,6 +89,8 @@ impl LastHit {
 }
 
 impl Stop for LastHit {
+    const FROM_BACK: bool = true;
+
     #[inline]
     fn skip(&self, offset: usize, len: usize) -> bool {
         // Relaxed: a hint (see the module docs).

@@ -75,6 +75,11 @@ impl Splitter {
         len - len / 2 >= self.publish_len
     }
 
+    /// The shortest piece a split may make.
+    pub(crate) fn min_len(&self) -> usize {
+        self.min_len
+    }
+
     /// True if the source could be split at all (a cheap check before looking up a worker).
     pub(crate) fn may_split(&self, len: usize) -> bool {
         len / 2 >= self.min_len

@@ -580,6 +580,24 @@ fn searches_over_huge_ranges_reach_their_far_end() {
         assert!(hit.is_some_and(|x| x > N / 2 && x <= N));
         let hit = pool.install(|| (i128::MIN..=i128::MAX).into_par_iter().find_any(|&x| x > 0));
         assert!(hit.is_some_and(|x| x > 0));
+        // Behind a filter that rejects the first half: the leaves in that half yield nothing
+        // to their search loop, and stop only because they run in blocks of the source that
+        // each ask whether the search is settled (rayon's `filter_find_any_octillion`).
+        let hit = pool.install(|| {
+            (0..N)
+                .into_par_iter()
+                .filter(|&x| x > N / 2)
+                .find_any(|_| true)
+        });
+        assert!(hit.is_some_and(|x| x > N / 2 && x < N));
+        let hit = pool.install(|| {
+            (0..u64::MAX)
+                .into_par_iter()
+                .filter(|&x| x > u64::MAX / 2)
+                .flat_map_iter(|x| [x, x])
+                .any(|_| true)
+        });
+        assert!(hit);
     }
 }
 
