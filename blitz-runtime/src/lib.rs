@@ -29,13 +29,39 @@ pub(crate) mod injector;
 pub mod iter;
 /// Parallel slices under rayon's module path (`rayon::slice`): the traits and the iterator
 /// types of [`ParallelSlice`](iter::ParallelSlice) and
-/// [`ParallelSliceMut`](iter::ParallelSliceMut), also in [`iter`] and the prelude.
+/// [`ParallelSliceMut`](iter::ParallelSliceMut), also in [`iter`] and the prelude. The
+/// iterator types are also here under rayon's names (`Chunks` for `ParChunks`, ...), so that
+/// code naming them moves over with its `use`.
 pub mod slice {
     pub use crate::iter::{
         ChunkByCut, Iter, IterMut, ParChunks, ParChunksExact, ParChunksExactMut, ParChunksMut,
         ParRChunks, ParRChunksExact, ParRChunksExactMut, ParRChunksMut, ParWindows, ParallelSlice,
         ParallelSliceMut, SliceCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut,
     };
+
+    /// rayon's name for [`ParChunks`].
+    pub type Chunks<'data, T> = ParChunks<'data, T>;
+    /// rayon's name for [`ParChunksMut`].
+    pub type ChunksMut<'data, T> = ParChunksMut<'data, T>;
+    /// rayon's name for [`ParChunksExact`].
+    pub type ChunksExact<'data, T> = ParChunksExact<'data, T>;
+    /// rayon's name for [`ParChunksExactMut`].
+    pub type ChunksExactMut<'data, T> = ParChunksExactMut<'data, T>;
+    /// rayon's name for [`ParRChunks`].
+    pub type RChunks<'data, T> = ParRChunks<'data, T>;
+    /// rayon's name for [`ParRChunksMut`].
+    pub type RChunksMut<'data, T> = ParRChunksMut<'data, T>;
+    /// rayon's name for [`ParRChunksExact`].
+    pub type RChunksExact<'data, T> = ParRChunksExact<'data, T>;
+    /// rayon's name for [`ParRChunksExactMut`].
+    pub type RChunksExactMut<'data, T> = ParRChunksExactMut<'data, T>;
+    /// rayon's name for [`ParWindows`].
+    pub type Windows<'data, T> = ParWindows<'data, T>;
+}
+/// The parallel iterator of a `Vec` by value under rayon's module path (`rayon::vec`).
+pub mod vec {
+    /// rayon's name for [`VecIntoIter`](crate::iter::VecIntoIter): `vec.into_par_iter()`.
+    pub type IntoIter<T> = crate::iter::VecIntoIter<T>;
 }
 /// Parallel string methods under rayon's module path (`rayon::str`): the
 /// [`ParallelString`](iter::ParallelString) trait, also in [`iter`] and the prelude.

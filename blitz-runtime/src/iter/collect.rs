@@ -360,6 +360,7 @@ collect_string! {
     impl<'a> item &'a str;
     impl<> item String;
     impl<'a> item Cow<'a, str>;
+    impl<> item Box<str>;
 }
 
 /// The leaf of string collection: the piece's items in a `String` of their own.

@@ -31,6 +31,7 @@ mod collect;
 mod collections;
 mod consumers;
 mod early_exit;
+mod either_iter;
 mod generate;
 mod indexed;
 mod indexed_iterator;

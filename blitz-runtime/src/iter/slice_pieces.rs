@@ -174,6 +174,17 @@ impl<'data, T> ParChunksExactMut<'data, T> {
     pub fn into_remainder(self) -> &'data mut [T] {
         self.remainder
     }
+
+    /// The items at the end that do not fill a chunk, borrowed from the iterator.
+    pub fn remainder(&mut self) -> &mut [T] {
+        self.remainder
+    }
+
+    /// The items at the end that do not fill a chunk, taken out of the iterator (which
+    /// keeps none).
+    pub fn take_remainder(&mut self) -> &'data mut [T] {
+        std::mem::take(&mut self.remainder)
+    }
 }
 
 impl<T: Send> ParallelSource for ParChunksExactMut<'_, T> {
@@ -369,6 +380,17 @@ impl<'data, T> ParRChunksExactMut<'data, T> {
     /// The items at the start that do not fill a chunk (fewer than the chunk size).
     pub fn into_remainder(self) -> &'data mut [T] {
         self.remainder
+    }
+
+    /// The items at the start that do not fill a chunk, borrowed from the iterator.
+    pub fn remainder(&mut self) -> &mut [T] {
+        self.remainder
+    }
+
+    /// The items at the start that do not fill a chunk, taken out of the iterator (which
+    /// keeps none).
+    pub fn take_remainder(&mut self) -> &'data mut [T] {
+        std::mem::take(&mut self.remainder)
     }
 }
 

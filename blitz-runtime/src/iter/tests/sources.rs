@@ -523,3 +523,54 @@ fn tree_walks_match_a_recursive_walk() {
         assert_eq!(names, ["r", "ra", "raa", "rab", "rb", "rba", "rbb"]);
     });
 }
+
+/// rayon's smaller pieces: `Either` of two iterators is one, the mutable exact chunks lend and
+/// give up their remainder, a `String` collects boxed `str`s, and the iterator types answer
+/// to rayon's names.
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn either_remainders_boxed_strs_and_rayon_type_names() {
+    use crate::iter::Either;
+    /// Evens or odds below `n`, as one return type.
+    fn pick(
+        odd: bool,
+        n: u64,
+    ) -> Either<impl IndexedParallelIterator<Item = u64>, impl IndexedParallelIterator<Item = u64>>
+    {
+        if odd {
+            Either::Right((0..n / 2).into_par_iter().map(|i| 2 * i + 1))
+        } else {
+            Either::Left((0..n.div_ceil(2)).into_par_iter().map(|i| 2 * i))
+        }
+    }
+    on_pools(|| {
+        for n in [0u64, 1, 7, 100_000] {
+            for odd in [false, true] {
+                let want: Vec<u64> = (0..n).filter(|i| i % 2 == u64::from(odd)).collect();
+                assert_eq!(pick(odd, n).len(), want.len());
+                assert_eq!(pick(odd, n).collect::<Vec<_>>(), want);
+                assert_eq!(
+                    pick(odd, n).rev().find_first(|_| true),
+                    want.last().copied()
+                );
+            }
+        }
+        let mut v: Vec<u32> = (0..10_007).collect();
+        let mut chunks = v.par_chunks_exact_mut(10);
+        chunks.remainder()[0] = 100;
+        let tail = chunks.take_remainder();
+        assert_eq!(tail, [100, 10_001, 10_002, 10_003, 10_004, 10_005, 10_006]);
+        assert!(chunks.remainder().is_empty());
+        chunks.for_each(|c| c[0] += 1);
+        let mut chunks = v.par_rchunks_exact_mut(1000);
+        assert_eq!(chunks.remainder(), [1, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(chunks.take_remainder().len(), 7);
+        let words: Vec<Box<str>> = (0..5000).map(|i| i.to_string().into_boxed_str()).collect();
+        let joined: String = words.par_iter().cloned().collect();
+        assert_eq!(joined, words.concat());
+        let chunks: crate::slice::Chunks<'_, u32> = v.par_chunks(3);
+        assert_eq!(chunks.len(), 10_007usize.div_ceil(3));
+        let owned: crate::vec::IntoIter<u32> = v.clone().into_par_iter();
+        assert_eq!(owned.sum::<u32>(), v.iter().sum());
+    });
+}
