@@ -445,14 +445,24 @@ fn starts_with_fork(block: &Block) -> bool {
 /// `{ ..; r0.iter().chain(r1.iter()).copied().collect() }`. Sequentially the results were
 /// temporaries alive to the end of the statement, so what is applied to a value borrowing them
 /// (a method call, a field, an index, `?`) must run while the block's bindings still live.
+///
+/// So is a `match` or `if let` on a fork block: `match { let (r0, r1) = fork; (&r0, &r1) } {
+/// arms }` becomes `{ ..; match (&r0, &r1) { arms } }`, as a scrutinee's temporaries live
+/// to the end of its `match` or `if let`.
 fn sink_into_fork_block(e: &mut Expr) {
     let is_paren = matches!(e, Expr::Paren(_));
+    let is_scrutinee = matches!(e, Expr::Match(_) | Expr::If(_));
     let base = match e {
         Expr::MethodCall(m) => &mut *m.receiver,
         Expr::Field(f) => &mut *f.base,
         Expr::Index(i) => &mut *i.expr,
         Expr::Try(t) => &mut *t.expr,
         Expr::Paren(p) => &mut *p.expr,
+        Expr::Match(m) => &mut *m.expr,
+        Expr::If(i) => match &mut *i.cond {
+            Expr::Let(l) => &mut *l.expr,
+            _ => return,
+        },
         _ => return,
     };
     if fork_block_tail(base).is_none() {
@@ -468,10 +478,29 @@ fn sink_into_fork_block(e: &mut Expr) {
         *e = block;
         return;
     }
-    *base = common::parenthesized_operand(tail);
+    *base = if is_scrutinee {
+        scrutinee(tail)
+    } else {
+        common::parenthesized_operand(tail)
+    };
     let applied = std::mem::replace(e, placeholder());
     *fork_block_tail(&mut block).expect("checked") = applied;
     *e = block;
+}
+
+/// `e` as the scrutinee of a `match` or `if let`: as it is, except a struct literal, whose `{`
+/// would open the arms, and a lazy boolean operator, which an `if let` chain would split.
+fn scrutinee(e: Expr) -> Expr {
+    let needs_parens = matches!(&e, Expr::Struct(_))
+        || matches!(&e, Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)));
+    if !needs_parens {
+        return e;
+    }
+    Expr::Paren(syn::ExprParen {
+        attrs: Vec::new(),
+        paren_token: syn::token::Paren::default(),
+        expr: Box::new(e),
+    })
 }
 
 /// Hoists the parts of the place `e` that compute something (its base when that is a value,

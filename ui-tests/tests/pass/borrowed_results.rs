@@ -113,6 +113,35 @@ fn tails_seq(n: u64) -> Tree {
     Tree { items: x.iter().chain(y).copied().collect() }
 }
 
+#[blitz::parallel]
+fn max_pair(v: &[u64]) -> u64 {
+    if v.len() < 2 {
+        return v.iter().sum();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    // A `match` on references to both results: they live to the end of the `match`.
+    match (&max_pair(l), &max_pair(r)) {
+        (a, b) if a >= b => *a,
+        (_, b) => *b,
+    }
+}
+
+#[blitz::parallel]
+fn first_some(v: &[u64]) -> Option<u64> {
+    if v.len() < 2 {
+        return v.first().copied().filter(|x| x % 7 == 3);
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    // `if let` on borrowed results, and an `else if let` that forks again.
+    if let (Some(a), _) = (&first_some(l), &first_some(r)) {
+        Some(*a)
+    } else if let [_, Some(b)] = [&first_some(l), &first_some(r)] {
+        Some(*b)
+    } else {
+        None
+    }
+}
+
 fn main() {
     let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
@@ -129,5 +158,9 @@ fn main() {
         let mut z = w.clone();
         z[40] = 0;
         assert_eq!(checked_total(&z), Err("zero".to_owned()));
+        assert_eq!(max_pair(&v), 4999);
+        assert_eq!(first_some(&v), Some(3));
+        assert_eq!(first_some(&v[4..]), Some(10));
+        assert_eq!(first_some(&[1, 2]), None);
     });
 }
