@@ -25,6 +25,7 @@ pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
     if let Some(source) = runtime {
         return Ok(Source::Runtime(source));
     }
+    check_positions(&pf.source)?;
     match parallel_chain(&pf.source, &krate(pf)) {
         Some(chain) => Ok(Source::Chain(chain)),
         None => {
@@ -87,6 +88,88 @@ fn rewrite_runtime_source(pf: &ParFor) -> syn::Result<Option<TokenStream>> {
         return Ok(None);
     }
     Ok(Some(pf.source.to_token_stream()))
+}
+
+/// Rejects a link that needs the positions of its items (`enumerate`, `zip`, `rev`, ..)
+/// after one that decides the number of items as it goes (`filter`, `flat_map`, a string's
+/// `split`, ..): in parallel, a piece cannot know where its items stand before the pieces
+/// left of it have run, so the parallel iterators have no such method there, as in rayon.
+fn check_positions(source: &Expr) -> syn::Result<()> {
+    /// Sources whose items are found as the pieces run.
+    const UNCOUNTED: &[&str] = &[
+        "chars",
+        "char_indices",
+        "lines",
+        "split",
+        "split_mut",
+        "split_inclusive",
+        "split_inclusive_mut",
+        "split_terminator",
+        "split_whitespace",
+        "split_ascii_whitespace",
+        "chunk_by",
+        "chunk_by_mut",
+        "matches",
+        "match_indices",
+        "encode_utf16",
+    ];
+    /// Links that need each item's position.
+    const POSITIONAL: &[&str] = &["enumerate", "zip", "rev", "step_by", "skip", "take"];
+    // The links from the source outwards.
+    let mut links = Vec::new();
+    let mut e = source;
+    while let Expr::MethodCall(call) = e {
+        links.push(call);
+        e = &call.receiver;
+    }
+    let written = |call: &syn::ExprMethodCall| {
+        let dots = if call.args.is_empty() { "" } else { ".." };
+        format!(".{}({dots})", call.method)
+    };
+    let mut uncounted: Option<&syn::ExprMethodCall> = None;
+    for (i, call) in links.iter().rev().enumerate() {
+        let name = call.method.to_string();
+        if let Some(first) = uncounted
+            && POSITIONAL.contains(&name.as_str())
+        {
+            let (link, first_name) = (written(call), first.method.to_string());
+            let why = if matches!(
+                first_name.as_str(),
+                "filter" | "filter_map" | "flat_map" | "flatten"
+            ) {
+                format!(
+                    "the parallel pieces learn how many items `{first_name}` yields only as \
+                     they run, so none knows where its own items stand; put `{link}` before \
+                     `{}` if the positions of the input are meant, or collect the items into \
+                     a `Vec` first",
+                    written(first)
+                )
+            } else {
+                format!(
+                    "a parallel `{first_name}` finds its items only as its pieces run, so none \
+                     knows where its own items stand; collect the items into a `Vec` first"
+                )
+            };
+            return Err(syn::Error::new_spanned(
+                &call.method,
+                format!(
+                    "`par_for!` cannot `{link}` after `{}`: {why}",
+                    written(first)
+                ),
+            ));
+        }
+        // A string or slice splitter counts only as the source (`v.split(..)` on an
+        // iterator would be another method).
+        let is_source_link = i == 0;
+        let uncounted_here = match name.as_str() {
+            "filter" | "filter_map" | "flat_map" | "flatten" => true,
+            other => is_source_link && UNCOUNTED.contains(&other),
+        };
+        if uncounted.is_none() && uncounted_here {
+            uncounted = Some(call);
+        }
+    }
+    Ok(())
 }
 
 /// The parallel iterator method that stands for the `std` method `name`: on a collection or a

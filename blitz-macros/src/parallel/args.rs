@@ -116,6 +116,20 @@ pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
 /// runs inside closures on the pool's workers, where the caller's location is lost, and
 /// closures cannot carry the attribute).
 fn check_attributes(f: &ItemFn) -> syn::Result<()> {
+    // A second `#[parallel]` would run on the wrapper this one makes, which has no recursive
+    // call left, and report that instead of the duplicate.
+    let repeated = f.attrs.iter().find(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "parallel")
+    });
+    if let Some(attr) = repeated {
+        return Err(syn::Error::new_spanned(
+            attr,
+            "`#[parallel]` is applied to this fn twice: remove one",
+        ));
+    }
     match f.attrs.iter().find(|a| a.path().is_ident("track_caller")) {
         Some(attr) => Err(syn::Error::new_spanned(
             attr,

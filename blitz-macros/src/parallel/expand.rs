@@ -86,6 +86,16 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
         );
     }
     if let Some((pair, other)) = sibling_calls_of_another_fn(&func.block, name) {
+        if let Some(rename) = use_renaming(&func.block, name, &other) {
+            return syn::Error::new_spanned(
+                rename,
+                format!(
+                    "`#[parallel]` found no fork point in `{name}`: it knows a recursive call \
+                     only by the fn's own name, and this `use` renames `{name}` to `{other}`; \
+                     call `{name}(..)` in the recursive calls"
+                ),
+            );
+        }
         return syn::Error::new_spanned(
             pair,
             format!(
@@ -111,6 +121,36 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
              restructure the recursion, or remove the attribute"
         ),
     )
+}
+
+/// A `use` in `block` that brings a path ending in `name` in as `other` (`use self::fib as
+/// g;`).
+fn use_renaming(block: &Block, name: &Ident, other: &Ident) -> Option<syn::UseRename> {
+    struct Finder<'a> {
+        name: &'a Ident,
+        other: &'a Ident,
+        found: Option<syn::UseRename>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_use_rename(&mut self, r: &'ast syn::UseRename) {
+            if self.found.is_none() && r.ident == *self.name && r.rename == *self.other {
+                self.found = Some(r.clone());
+            }
+        }
+        // Items nested in the body have their own scope, except a `use` itself.
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            if let syn::Item::Use(u) = item {
+                self.visit_item_use(u);
+            }
+        }
+    }
+    let mut finder = Finder {
+        name,
+        other,
+        found: None,
+    };
+    finder.visit_block(block);
+    finder.found
 }
 
 /// The first binary operation whose operands are both calls of one fn other than `name`
