@@ -255,6 +255,16 @@ fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
 /// data race; rustc reports it as an `Fn` closure error, which does not say what to do. This
 /// catches the common case (assignment to a plain name not bound in the body) with advice.
 fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
+    // The names bound where an assignment stands: the loop's pattern and `reduce` targets,
+    // then every name a pattern binds, from where it stands to the end of its block. That is
+    // as wide as Rust's scopes or wider, so a local is never taken for a captured binding; a
+    // `let` in an inner block that has ended no longer hides the captured name.
+    let mut outer = Vec::new();
+    let mut pattern = Bound::default();
+    pattern.visit_pat(&pf.pat);
+    outer.extend(pattern.0);
+    outer.extend(targets.iter().cloned());
+
     #[derive(Default)]
     struct Bound(Vec<Ident>);
     impl<'a> Visit<'a> for Bound {
@@ -264,16 +274,17 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
         }
         fn visit_item(&mut self, _: &'a syn::Item) {}
     }
-    let mut bound = Bound::default();
-    bound.visit_pat(&pf.pat);
-    bound.visit_expr(&pf.body);
-    bound.0.extend(targets.iter().cloned());
 
-    struct Assigns<'b> {
-        bound: &'b [Ident],
+    struct Assigns {
+        /// The names bound in each enclosing block, outermost first.
+        scopes: Vec<Vec<Ident>>,
         error: Option<syn::Error>,
     }
-    impl Assigns<'_> {
+    impl Assigns {
+        fn is_bound(&self, ident: &Ident) -> bool {
+            self.scopes.iter().any(|scope| scope.contains(ident))
+        }
+
         fn check(&mut self, left: &Expr, op: Option<&str>) {
             if self.error.is_some() {
                 return;
@@ -282,7 +293,7 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
             // ("cannot borrow as mutable ... in a `Fn` closure") does not say what to do.
             if let Expr::Index(_) | Expr::Field(_) = left
                 && let Some(root) = captured_root(left)
-                && !self.bound.contains(&root)
+                && !self.is_bound(&root)
             {
                 let (what, advice) = match left {
                     Expr::Index(_) => (
@@ -316,7 +327,7 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
                 && matches!(u.op, syn::UnOp::Deref(_))
                 && let Expr::Path(p) = &*u.expr
                 && let Some(ident) = p.path.get_ident()
-                && !self.bound.contains(ident)
+                && !self.is_bound(ident)
             {
                 let op = op.unwrap_or("+");
                 let store = if op.starts_with(|c: char| c.is_alphabetic()) {
@@ -340,7 +351,7 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
             let Some(ident) = p.path.get_ident() else {
                 return;
             };
-            if self.bound.contains(ident) {
+            if self.is_bound(ident) {
                 return;
             }
             let op = op.unwrap_or("+");
@@ -355,7 +366,18 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
             ));
         }
     }
-    impl<'a> Visit<'a> for Assigns<'_> {
+    impl<'a> Visit<'a> for Assigns {
+        fn visit_block(&mut self, block: &'a syn::Block) {
+            self.scopes.push(Vec::new());
+            syn::visit::visit_block(self, block);
+            self.scopes.pop();
+        }
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.push(p.ident.clone());
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
         fn visit_expr_assign(&mut self, e: &'a syn::ExprAssign) {
             // `x = x.max(..)`, `x = x.wrapping_add(..)`: advise that operator.
             let op = match &*e.right {
@@ -392,7 +414,7 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
         fn visit_item(&mut self, _: &'a syn::Item) {}
     }
     let mut assigns = Assigns {
-        bound: &bound.0,
+        scopes: vec![outer],
         error: None,
     };
     assigns.visit_expr(&pf.body);
