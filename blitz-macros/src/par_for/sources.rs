@@ -115,11 +115,16 @@ fn check_positions(source: &Expr) -> syn::Result<()> {
     ];
     /// Links that need each item's position.
     const POSITIONAL: &[&str] = &["enumerate", "zip", "rev", "step_by", "skip", "take"];
-    // The links from the source outwards.
+    // The links of the parallel chain, outermost first: adaptors down to the first link that
+    // is not one, the source (what it is called on is a plain value: `v.split(..).collect::<
+    // Vec<_>>().iter()` starts at `iter`).
     let mut links = Vec::new();
     let mut e = source;
     while let Expr::MethodCall(call) = e {
         links.push(call);
+        if parallel_method(&call.method.to_string(), false).is_none() {
+            break;
+        }
         e = &call.receiver;
     }
     let written = |call: &syn::ExprMethodCall| {
@@ -133,10 +138,16 @@ fn check_positions(source: &Expr) -> syn::Result<()> {
             && POSITIONAL.contains(&name.as_str())
         {
             let (link, first_name) = (written(call), first.method.to_string());
-            let why = if matches!(
+            let filtered = matches!(
                 first_name.as_str(),
                 "filter" | "filter_map" | "flat_map" | "flatten"
-            ) {
+            );
+            let why = if !filtered {
+                format!(
+                    "a parallel `{first_name}` finds its items only as its pieces run, so none \
+                     knows where its own items stand; collect the items into a `Vec` first"
+                )
+            } else if matches!(name.as_str(), "enumerate" | "zip") {
                 format!(
                     "the parallel pieces learn how many items `{first_name}` yields only as \
                      they run, so none knows where its own items stand; put `{link}` before \
@@ -146,8 +157,9 @@ fn check_positions(source: &Expr) -> syn::Result<()> {
                 )
             } else {
                 format!(
-                    "a parallel `{first_name}` finds its items only as its pieces run, so none \
-                     knows where its own items stand; collect the items into a `Vec` first"
+                    "the parallel pieces learn how many items `{first_name}` yields only as \
+                     they run, so none knows where its own items stand; collect the items into \
+                     a `Vec` first"
                 )
             };
             return Err(syn::Error::new_spanned(

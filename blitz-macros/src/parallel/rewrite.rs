@@ -413,16 +413,25 @@ fn hoisted_arguments<'e>(call: &'e Expr, callee: &Callee) -> Vec<&'e Expr> {
 }
 
 /// The tail expression of a fork block this rewriter made (`{ let (__blitz_r0, ..) = fork;
-/// tail }`, possibly inside the `match`es that bind hoisted values).
+/// tail }`, possibly inside the `match`es that bind hoisted values, `{ match v { __blitz_v0 =>
+/// .. } }`).
 fn fork_block_tail(e: &mut Expr) -> Option<&mut Expr> {
     match e {
-        Expr::Match(m)
-            if m.arms.len() == 1
-                && matches!(&m.arms[0].pat, Pat::Ident(p) if p.ident.to_string().starts_with("__blitz_v")) =>
-        {
-            fork_block_tail(&mut m.arms[0].body)
-        }
-        Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() && starts_with_fork(&b.block) => {
+        Expr::Match(m) if is_hoisted_binding(m) => fork_block_tail(&mut m.arms[0].body),
+        Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => {
+            let hoisted = matches!(
+                b.block.stmts.as_slice(),
+                [Stmt::Expr(Expr::Match(m), None)] if is_hoisted_binding(m)
+            );
+            if hoisted {
+                let Some(Stmt::Expr(Expr::Match(m), None)) = b.block.stmts.first_mut() else {
+                    unreachable!("checked")
+                };
+                return fork_block_tail(&mut m.arms[0].body);
+            }
+            if !is_fork_block(&b.block) {
+                return None;
+            }
             match b.block.stmts.last_mut() {
                 Some(Stmt::Expr(tail, None)) => Some(tail),
                 _ => None,
@@ -432,11 +441,20 @@ fn fork_block_tail(e: &mut Expr) -> Option<&mut Expr> {
     }
 }
 
-/// Whether `block` starts by binding fork results (`let (__blitz_r0, ..) = ..;`).
-fn starts_with_fork(block: &Block) -> bool {
+/// Whether `m` is a `match` that binds a hoisted value (see `bind_hoisted`).
+fn is_hoisted_binding(m: &syn::ExprMatch) -> bool {
+    m.arms.len() == 1
+        && matches!(&m.arms[0].pat, Pat::Ident(p) if p.ident.to_string().starts_with("__blitz_v"))
+}
+
+/// Whether `block` is an operand's fork block: the fork's results bound, then the tail. A
+/// user's block whose statements forked has statements of its own besides (rebinding the
+/// results to the user's names, at least), whose names what is moved into it must not see.
+pub(super) fn is_fork_block(block: &Block) -> bool {
     matches!(
-        block.stmts.first(),
-        Some(Stmt::Local(l)) if l.pat.to_token_stream().to_string().contains("__blitz_r")
+        block.stmts.as_slice(),
+        [Stmt::Local(l), Stmt::Expr(_, None)]
+            if l.pat.to_token_stream().to_string().contains("__blitz_r")
     )
 }
 
@@ -458,6 +476,8 @@ fn sink_into_fork_block(e: &mut Expr) {
         Expr::Index(i) => &mut *i.expr,
         Expr::Try(t) => &mut *t.expr,
         Expr::Paren(p) => &mut *p.expr,
+        // `*`, `!` and `-` have one operand: nothing else is evaluated around the fork.
+        Expr::Unary(u) => &mut *u.expr,
         Expr::Match(m) => &mut *m.expr,
         Expr::If(i) => match &mut *i.cond {
             Expr::Let(l) => &mut *l.expr,

@@ -142,6 +142,30 @@ fn first_some(v: &[u64]) -> Option<u64> {
     }
 }
 
+#[blitz::parallel]
+fn longest_of(v: &[&str]) -> String {
+    if v.len() < 2 {
+        return v.concat();
+    }
+    // Arguments evaluated before the fork (`v.len()`), and a `match` on borrowed results.
+    match (&longest_of(&v[..v.len() / 2]), &longest_of(&v[v.len() / 2..])) {
+        (a, b) if a.len() >= b.len() => a.clone(),
+        (_, b) => b.clone(),
+    }
+}
+
+#[blitz::parallel]
+fn top(v: &[u64]) -> u64 {
+    if v.len() < 2 {
+        return v.iter().sum();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    // A dereference of what the `match` borrows from the results.
+    *match (&top(l), &top(r)) {
+        (a, b) => a.max(b),
+    }
+}
+
 fn main() {
     let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
@@ -162,5 +186,7 @@ fn main() {
         assert_eq!(first_some(&v), Some(3));
         assert_eq!(first_some(&v[4..]), Some(10));
         assert_eq!(first_some(&[1, 2]), None);
+        assert_eq!(longest_of(&words), "sleeping");
+        assert_eq!(top(&v), 4999);
     });
 }

@@ -63,7 +63,27 @@ fn check() {
     assert_eq!(owned_total, a.iter().map(|&x| u64::from(x)).sum());
 }
 
+/// A chain whose source is a value built by a splitter or a filter (`collect`, `next`): the
+/// parallel chain starts at its `iter()`, so positions are fine after it.
+fn positions_after_a_collected_value() {
+    let s = "alpha beta gamma";
+    let mut u = 0usize;
+    blitz::par_for!(
+        (i, w) in s.split(' ').collect::<Vec<_>>().iter().enumerate(),
+        reduce(+: u) => u += i * w.len()
+    );
+    assert_eq!(u, 4 + 2 * 5);
+    let mut a = 0u64;
+    blitz::par_for!(
+        (i, b) in s.lines().next().unwrap_or("").bytes().enumerate(),
+        reduce(+: a) => a += i as u64 * u64::from(b)
+    );
+    let want: u64 = s.bytes().enumerate().map(|(i, b)| i as u64 * u64::from(b)).sum();
+    assert_eq!(a, want);
+}
+
 fn main() {
+    positions_after_a_collected_value();
     check();
     let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(check);

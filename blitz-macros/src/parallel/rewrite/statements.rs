@@ -11,7 +11,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Pat, Stmt, Token};
 
 use super::{
-    Hoisted, Rewriter, bind_hoisted, call_slot, peel_try_owned, starts_with_fork,
+    Hoisted, Rewriter, bind_hoisted, call_slot, is_fork_block, peel_try_owned,
     statement_hoisted_arguments,
 };
 use crate::common::{self, Branch, EscapeCheck};
@@ -288,7 +288,7 @@ pub(super) fn hoist_fork_out_of_let(stmt: &mut Stmt, before: &mut Vec<Stmt>) {
     let Expr::Block(b) = &mut *init.expr else {
         return;
     };
-    if b.label.is_some() || !b.attrs.is_empty() || !starts_with_fork(&b.block) {
+    if b.label.is_some() || !b.attrs.is_empty() || !is_fork_block(&b.block) {
         return;
     }
     let Some(Stmt::Expr(_, None)) = b.block.stmts.last() else {
