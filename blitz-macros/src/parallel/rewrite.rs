@@ -479,7 +479,7 @@ fn sink_into_fork_block(e: &mut Expr) {
         // `*`, `!` and `-` have one operand: nothing else is evaluated around the fork.
         Expr::Unary(u) => &mut *u.expr,
         Expr::Match(m) => &mut *m.expr,
-        Expr::If(i) => match &mut *i.cond {
+        Expr::If(i) => match first_condition(&mut i.cond) {
             Expr::Let(l) => &mut *l.expr,
             _ => return,
         },
@@ -506,6 +506,18 @@ fn sink_into_fork_block(e: &mut Expr) {
     let applied = std::mem::replace(e, placeholder());
     *fork_block_tail(&mut block).expect("checked") = applied;
     *e = block;
+}
+
+/// The first condition of an `if`: the leftmost operand of a let chain (`if let P = x && c`),
+/// which nothing is evaluated before.
+fn first_condition(cond: &mut Expr) -> &mut Expr {
+    if matches!(cond, Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_))) {
+        let Expr::Binary(b) = cond else {
+            unreachable!("checked")
+        };
+        return first_condition(&mut b.left);
+    }
+    cond
 }
 
 /// `e` as the scrutinee of a `match` or `if let`: as it is, except a struct literal, whose `{`

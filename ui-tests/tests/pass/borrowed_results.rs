@@ -166,6 +166,36 @@ fn top(v: &[u64]) -> u64 {
     }
 }
 
+#[blitz::parallel]
+fn gap(v: &[u64]) -> u64 {
+    if v.len() < 2 {
+        return v.iter().sum();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    // A let chain whose first `let` borrows both results.
+    if let (a, b) = (&gap(l), &gap(r))
+        && a > b
+    {
+        a - b
+    } else {
+        7
+    }
+}
+
+fn gap_seq(v: &[u64]) -> u64 {
+    if v.len() < 2 {
+        return v.iter().sum();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    if let (a, b) = (&gap_seq(l), &gap_seq(r))
+        && a > b
+    {
+        a - b
+    } else {
+        7
+    }
+}
+
 fn main() {
     let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
@@ -188,5 +218,9 @@ fn main() {
         assert_eq!(first_some(&[1, 2]), None);
         assert_eq!(longest_of(&words), "sleeping");
         assert_eq!(top(&v), 4999);
+        let mixed: Vec<u64> = (0..300).map(|x| x * 7 % 13).collect();
+        for n in 0..mixed.len() {
+            assert_eq!(gap(&mixed[..n]), gap_seq(&mixed[..n]));
+        }
     });
 }
