@@ -176,9 +176,7 @@ impl Worker {
     {
         debug_assert_eq!(self.join_records(), self.join_records_now());
         if !self.join_records() {
-            self.poll_work_request();
-            let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
-            return self.finish_inline(result_a, b);
+            return self.run_plain(a, b);
         }
         self.join_recorded(a, b)
     }
@@ -196,6 +194,17 @@ impl Worker {
     /// thread 50-51 -> 33 ms, 2 threads 25-27 -> 18 ms.
     #[inline(never)]
     fn join_plain<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&Worker) -> RA,
+        B: FnOnce(&Worker) -> RB,
+    {
+        self.run_plain(a, b)
+    }
+
+    /// The body of a fork that is not recorded (see [`join_plain`](Self::join_plain)), for
+    /// both of its callers.
+    #[inline(always)]
+    fn run_plain<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce(&Worker) -> RA,
         B: FnOnce(&Worker) -> RB,
