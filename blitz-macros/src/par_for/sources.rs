@@ -113,6 +113,8 @@ fn check_positions(source: &Expr) -> syn::Result<()> {
         "match_indices",
         "encode_utf16",
     ];
+    /// Adaptors that keep or make any number of items per input item.
+    const FILTERS: &[&str] = &["filter", "filter_map", "flat_map", "flatten"];
     /// Links that need each item's position.
     const POSITIONAL: &[&str] = &["enumerate", "zip", "rev", "step_by", "skip", "take"];
     // The links of the parallel chain, outermost first: adaptors down to the first link that
@@ -138,28 +140,26 @@ fn check_positions(source: &Expr) -> syn::Result<()> {
             && POSITIONAL.contains(&name.as_str())
         {
             let (link, first_name) = (written(call), first.method.to_string());
-            let filtered = matches!(
-                first_name.as_str(),
-                "filter" | "filter_map" | "flat_map" | "flatten"
-            );
-            let why = if !filtered {
+            let why = if !FILTERS.contains(&first_name.as_str()) {
                 format!(
                     "a parallel `{first_name}` finds its items only as its pieces run, so none \
                      knows where its own items stand; collect the items into a `Vec` first"
                 )
-            } else if matches!(name.as_str(), "enumerate" | "zip") {
-                format!(
-                    "the parallel pieces learn how many items `{first_name}` yields only as \
-                     they run, so none knows where its own items stand; put `{link}` before \
-                     `{}` if the positions of the input are meant, or collect the items into \
-                     a `Vec` first",
-                    written(first)
-                )
             } else {
+                // Moving `enumerate` or `zip` first keeps the items and numbers the input;
+                // moving the others first would change which items come through.
+                let reorder = if matches!(name.as_str(), "enumerate" | "zip") {
+                    format!(
+                        "put `{link}` before `{}` if the positions of the input are meant, or ",
+                        written(first)
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
                     "the parallel pieces learn how many items `{first_name}` yields only as \
-                     they run, so none knows where its own items stand; collect the items into \
-                     a `Vec` first"
+                     they run, so none knows where its own items stand; {reorder}collect the \
+                     items into a `Vec` first"
                 )
             };
             return Err(syn::Error::new_spanned(
@@ -173,10 +173,8 @@ fn check_positions(source: &Expr) -> syn::Result<()> {
         // A string or slice splitter counts only as the source (`v.split(..)` on an
         // iterator would be another method).
         let is_source_link = i == 0;
-        let uncounted_here = match name.as_str() {
-            "filter" | "filter_map" | "flat_map" | "flatten" => true,
-            other => is_source_link && UNCOUNTED.contains(&other),
-        };
+        let uncounted_here = FILTERS.contains(&name.as_str())
+            || (is_source_link && UNCOUNTED.contains(&name.as_str()));
         if uncounted.is_none() && uncounted_here {
             uncounted = Some(call);
         }
