@@ -3,7 +3,8 @@
 //! - parse (`args`): the attribute's arguments and the fn;
 //! - analyse: the fn as a callee and its recursive calls (`recursion`), what statements read
 //!   and change (`dependencies`), where its fast copy can live (`placement`);
-//! - expand: the fork points (`rewrite`, its statement runs in `rewrite::statements`) and the
+//! - expand: the fork points (`rewrite`, its statement runs in `rewrite::statements`, the
+//!   operations moved into an operand's fork block in `rewrite::fork_block`) and the
 //!   wrapper and copy around them (`expand`).
 //!
 //! The fn becomes a wrapper that looks the worker up once and calls a copy of the fn that
