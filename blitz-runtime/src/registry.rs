@@ -87,7 +87,10 @@ impl Registry {
                     broadcasts: BroadcastQueue::new(),
                 })
                 .collect(),
-            sleep: Sleep::new(num_threads),
+            sleep: Sleep::new(
+                num_threads,
+                std::thread::available_parallelism().map_or(1, usize::from),
+            ),
             injector: Injector::new(),
             terminate_count: AtomicUsize::new(1),
             handlers,
