@@ -20,6 +20,7 @@
 use std::cell::{Cell, UnsafeCell};
 
 use crate::job::JobRef;
+use crate::join::timestamp;
 
 /// How many records a worker has room for before the first growth. Recursive fork/join keeps
 /// the stack about as deep as the recursion of recorded forks.
@@ -31,6 +32,10 @@ pub(crate) struct FrameStack {
     jobs: UnsafeCell<Vec<JobRef>>,
     /// How many of the oldest records are public (see the invariants).
     promoted: Cell<usize>,
+    /// The [`timestamp`] at which the outermost record (index 0) was last promoted. While that
+    /// record is public it is the promotion of the pending outermost fork: a later record at
+    /// index 0 can only be made after the fork has been left.
+    outermost_promoted_at: Cell<u64>,
 }
 
 impl FrameStack {
@@ -38,6 +43,7 @@ impl FrameStack {
         FrameStack {
             jobs: UnsafeCell::new(Vec::with_capacity(INITIAL_CAPACITY)),
             promoted: Cell::new(0),
+            outermost_promoted_at: Cell::new(0),
         }
     }
 
@@ -95,8 +101,21 @@ impl FrameStack {
         // SAFETY: owner-only, and no reference into the cell outlives a method (module docs).
         let jobs = unsafe { &*self.jobs.get() };
         let job = jobs.get(oldest).copied()?;
+        if oldest == 0 {
+            // Read here, where a fork is being published (rare), not at every outermost fork:
+            // a small call tree run in a loop records its outermost fork a dozen times per
+            // call, down its right spine.
+            self.outermost_promoted_at.set(timestamp());
+        }
         self.promoted.set(oldest + 1);
         Some(job)
+    }
+
+    /// When the outermost record was last promoted (see `outermost_promoted_at`): for a
+    /// pending outermost fork whose record is public, when its job was offered.
+    #[inline]
+    pub(crate) fn outermost_promoted_at(&self) -> u64 {
+        self.outermost_promoted_at.get()
     }
 }
 
@@ -168,6 +187,34 @@ mod tests {
             "promoted, and drops the record at 2 with it"
         );
         assert_eq!((frames.len(), frames.private()), (1, 0));
+        assert!(frames.leave(0));
+        free(j);
+    }
+
+    /// Only the promotion of the outermost record is stamped: deeper promotions leave the
+    /// stamp of the pending outermost fork alone.
+    #[test]
+    fn the_outermost_promotion_is_stamped() {
+        let j = jobs(3);
+        let frames = FrameStack::new();
+        assert_eq!(frames.outermost_promoted_at(), 0);
+        frames.record(j[0]);
+        frames.record(j[1]);
+        let before = timestamp();
+        assert_eq!(frames.promote_oldest(), Some(j[0]));
+        let stamp = frames.outermost_promoted_at();
+        assert!(
+            stamp.wrapping_sub(before) as i64 >= 0,
+            "stamped at the promotion"
+        );
+        assert_eq!(frames.promote_oldest(), Some(j[1]));
+        assert_eq!(frames.outermost_promoted_at(), stamp, "a deeper promotion");
+        assert!(frames.leave(0));
+        // A new outermost record, promoted: a new stamp.
+        frames.record(j[2]);
+        while timestamp() == stamp {}
+        assert_eq!(frames.promote_oldest(), Some(j[2]));
+        assert_ne!(frames.outermost_promoted_at(), stamp);
         assert!(frames.leave(0));
         free(j);
     }

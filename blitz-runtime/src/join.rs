@@ -332,11 +332,12 @@ impl Worker {
         } else {
             self.poll_work_request();
         }
-        // Read only where a rule of `join_promoted` will need it: an eager or outermost fork.
+        // Read only where a rule of `join_promoted` will need it: an eager fork. (The
+        // outermost fork's rule times it from its promotion, see `COARSE_FORK`.)
         let fork = PromotedFork {
             eager,
             outermost: index == 0,
-            started: if eager || index == 0 { timestamp() } else { 0 },
+            started: if eager { timestamp() } else { 0 },
         };
 
         let result_a = panic::catch_unwind(AssertUnwindSafe(|| a(self)));
@@ -372,6 +373,9 @@ impl Worker {
     {
         // SAFETY: only used to recognise the job when we pop it; `job_b` is alive.
         let job_b_ref = unsafe { job_b.as_job_ref() };
+        // Read before anything else runs here: a job run while we wait may record and promote
+        // an outermost fork of its own.
+        let offered_at = self.frames.outermost_promoted_at();
         let value_a = match result_a {
             Ok(value) => value,
             Err(payload) => {
@@ -417,7 +421,7 @@ impl Worker {
             // fine at a loss.
             self.stop_eager_publication();
         }
-        if fork.outermost && fork.ran_for_at_least(COARSE_FORK) {
+        if fork.outermost && timestamp().wrapping_sub(offered_at) >= COARSE_FORK {
             // Stolen: the thief is idle again (or about to be), so a coarse fork that follows
             // must not wait for its request. Not after a small one: a loop of small call
             // trees would then have each one split at its root, at a loss (see `COARSE_FORK`).
@@ -461,7 +465,7 @@ struct PromotedFork {
     eager: bool,
     /// The worker's oldest pending record (index 0).
     outermost: bool,
-    /// The [`timestamp`] at the fork, if it is `eager` or `outermost` (0 otherwise).
+    /// The [`timestamp`] at the fork, if it is `eager` (0 otherwise).
     started: u64,
 }
 
@@ -471,12 +475,18 @@ impl PromotedFork {
     }
 }
 
-/// How long an outermost fork whose second job was stolen must have taken, from the fork to
-/// the end of its join (in [`timestamp`] units), for its thief's coming idleness to arm eager
-/// publication of the next fork: two tiny jobs (see [`TINY_JOB`]), about 10-12 us on x86-64.
-/// Below that the split hardly paid for itself: in a loop over small call trees (a 1023-node
-/// tree sum, 1.5 us sequentially, run 1000 times in one `install`), publishing each tree's
-/// root made 2 workers take 1.5-2.5x the time of one.
+/// How long an outermost fork whose second job was stolen must have taken, from the
+/// promotion of its job to the end of its join (in [`timestamp`] units), for its thief's
+/// coming idleness to arm eager publication of the next fork: two tiny jobs (see
+/// [`TINY_JOB`]), about 10-12 us on x86-64. Below that the split hardly paid for itself: in a
+/// loop over small call trees (a 1023-node tree sum, 1.5 us sequentially, run 1000 times in
+/// one `install`), publishing each tree's root made 2 workers take 1.5-2.5x the time of one.
+///
+/// Timed from the promotion, which stamps it (`FrameStack::outermost_promoted_at`), not from
+/// the fork: such a loop records its outermost fork about 11 times per tree, down each right
+/// spine, and a clock read at each cost 7% of the tree (11 ns per read on a 1.8-us tree). A
+/// promotion late in a long fork makes the fork look shorter, which at worst leaves the next
+/// fork to wait for a request.
 const COARSE_FORK: u64 = 2 * TINY_JOB;
 
 /// How long the first closure of an eagerly published fork must have run (in [`timestamp`]
