@@ -50,8 +50,9 @@
 //! `join(join(a, b), join(c, d))` for four). The right-nested 4-way shape writes the same tree
 //! by hand as `join(a, join(b, join(c, d)))` in every library. The leaf-first chain swaps the
 //! chain's operands (`join(leaf, rest)`), so the rest of the chain is the half on offer; the
-//! spawn shape spawns one task per leaf in a loop on a scope; the iterator shape maps and sums
-//! a `Vec` of leaf indices with `par_iter` in both libraries.
+//! spawn shape spawns one task per leaf in a loop on a scope, and the spawn chain has each task
+//! spawn the next before it runs its leaf; the iterator shape maps and sums a `Vec` of leaf
+//! indices with `par_iter` in both libraries.
 
 // Helper modules, in `benches/scaling/` (a bench file's `mod x;` would look in `benches/`).
 #[path = "common/csv.rs"]

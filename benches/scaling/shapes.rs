@@ -458,7 +458,36 @@ fn spawn_rayon(leaf: Duration) -> u64 {
     sum.into_inner()
 }
 
-// ---------------------------------------------------------------- 15. iterator over a Vec
+// ---------------------------------------------------------------- 15. spawn chain
+
+/// Each task spawns the next one, then runs its leaf: a work list discovered as it is walked
+/// (a linked list, a crawler). Like the leaf-first chain it spreads one link per hand-over, but
+/// nothing joins: the scope counts its tasks down.
+fn spawn_chain_blitz(leaf: Duration) -> u64 {
+    fn link<'s>(s: &blitz::Scope<'s>, i: u64, leaf: Duration, sum: &'s AtomicU64) {
+        if i + 1 < LEAVES {
+            s.spawn(move |s| link(s, i + 1, leaf, sum));
+        }
+        sum.fetch_add(work(leaf, i), Ordering::Relaxed);
+    }
+    let sum = AtomicU64::new(0);
+    blitz::scope(|s| link(s, 0, leaf, &sum));
+    sum.into_inner()
+}
+
+fn spawn_chain_rayon(leaf: Duration) -> u64 {
+    fn link<'s>(s: &rayon::Scope<'s>, i: u64, leaf: Duration, sum: &'s AtomicU64) {
+        if i + 1 < LEAVES {
+            s.spawn(move |s| link(s, i + 1, leaf, sum));
+        }
+        sum.fetch_add(work(leaf, i), Ordering::Relaxed);
+    }
+    let sum = AtomicU64::new(0);
+    rayon::scope(|s| link(s, 0, leaf, &sum));
+    sum.into_inner()
+}
+
+// ---------------------------------------------------------------- 16. iterator over a Vec
 
 /// The leaves of the flat loop as a `Vec`, mapped and summed through the iterator API.
 fn leaf_indices() -> Vec<u64> {
@@ -596,6 +625,13 @@ pub(crate) fn shapes() -> Vec<Shape> {
             seq: loop_seq,
             blitz: Some(|_, l| spawn_blitz(l)),
             rayon: Some(spawn_rayon),
+            chili: None,
+        },
+        Shape {
+            name: "spawn chain 512",
+            seq: loop_seq,
+            blitz: Some(|_, l| spawn_chain_blitz(l)),
+            rayon: Some(spawn_chain_rayon),
             chili: None,
         },
         Shape {

@@ -735,7 +735,7 @@ impl Worker {
             let mut idle_state = sleep.start_looking(self.index);
             while !latch.probe() {
                 if let Some((job, injected)) = self.find_work() {
-                    sleep.work_found(|| self.registry.has_injected_jobs());
+                    sleep.work_found(!injected, || self.registry.has_injected_jobs());
                     self.restamp_work_request();
                     let started = timestamp();
                     self.execute(job);
@@ -762,7 +762,7 @@ impl Worker {
                 );
             }
             // What we waited for happened: we are active again.
-            sleep.work_found(|| self.registry.has_injected_jobs());
+            sleep.work_found(false, || self.registry.has_injected_jobs());
             self.restamp_work_request();
             return;
         }

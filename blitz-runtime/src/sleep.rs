@@ -299,23 +299,48 @@ impl Sleep {
 
     /// The worker found work (or the latch it waited on was set) and is active again.
     ///
-    /// It wakes nobody as a rule (seed 001 and rayon wake up to two sleepers here, "so that
-    /// work spreads"): every job is posted through `new_jobs`, which already wakes as many
-    /// sleepers as the jobs need, and a futex wake-up here would sit between finding a job and
-    /// starting it. Measured on 2 workers, after 100 ms idle: a job from outside started 24 us
-    /// after its submission with that wake-up, 9 us without it. (The one cascade is for a
-    /// published batch, whose post wakes at most two sleepers: a thief that steals from a
-    /// deque with jobs left wakes more, see [`Sleep::backlog_found`].)
+    /// A worker that took an injected job, or whose latch was set, wakes nobody as a rule
+    /// (seed 001 and rayon wake up to two sleepers here, "so that work spreads"): every job is
+    /// posted through `new_jobs`, which already wakes as many sleepers as the jobs need, and a
+    /// futex wake-up here would sit between finding a job and starting it. Measured on 2
+    /// workers, after 100 ms idle: a job from outside started 24 us after its submission with
+    /// that wake-up, 9 us without it. (A published batch, whose post wakes at most two
+    /// sleepers, cascades too: a thief that steals from a deque with jobs left wakes more, see
+    /// [`Sleep::backlog_found`].)
     ///
-    /// The exception: a poster of an injected job that found this worker awake and idle woke
-    /// nobody for its job (see `post_jobs`), but the worker may have taken another one. If it
-    /// was the last awake idle worker and others sleep, it checks the injector
-    /// (`injected_pending`) and wakes one sleeper for what is there. Two calls into an idle
-    /// pool at once, whose jobs wait for each other, stalled without this: the second job sat
-    /// in the injector while its worker slept.
-    pub(crate) fn work_found(&self, injected_pending: impl FnOnce() -> bool) {
+    /// The exceptions, when others sleep:
+    ///
+    /// * `job_from_a_deque`: it took a job from a deque (a peer's, or its own). Work is being
+    ///   handed out inside the pool, and more may come soon (a chain of spawns or of
+    ///   `join(leaf, rest)` publishes its next link as each link starts): it wakes up to
+    ///   `WAKE_FANOUT` sleepers, as rayon does, so that workers are searching when the next
+    ///   piece comes instead of being woken for it then (the searching-worker bound, see
+    ///   `SEARCHERS_PER_CPU`, sends the surplus back to sleep soon). On 2 CPUs, a chain of
+    ///   512 spawned tasks whose leaves sleep 400 us took 5.1-5.6 ms on 64 workers when a
+    ///   thief woke nobody or only one sleeper, 4.6-4.9 ms with two (rayon 4.7-5.0 ms): with
+    ///   one, each link still waited for a wake-up. Not for a job from the injector: that is
+    ///   the latency of a call from outside, which a futex call here would delay.
+    /// * if this worker was the last awake idle one: a poster of an injected job that found
+    ///   this worker awake and idle woke nobody for its job (see `post_jobs`), but the worker
+    ///   may have taken another one. It checks the injector (`injected_pending`) and wakes one
+    ///   sleeper for what is there. Two calls into an idle pool at once, whose jobs wait for
+    ///   each other, stalled without this: the second job sat in the injector while its worker
+    ///   slept.
+    pub(crate) fn work_found(
+        &self,
+        job_from_a_deque: bool,
+        injected_pending: impl FnOnce() -> bool,
+    ) {
         let old = self.counters.sub_inactive_thread();
-        if old.sleeping_threads() == 0 || old.awake_but_idle_threads() != 1 {
+        if old.sleeping_threads() == 0 {
+            return;
+        }
+        if job_from_a_deque {
+            // The woken workers search the injector too.
+            self.wake_any_threads(old.sleeping_threads().min(WAKE_FANOUT));
+            return;
+        }
+        if old.awake_but_idle_threads() != 1 {
             return;
         }
         // Fence #3: pairs with fence #1 in `new_injected_jobs`. The poster pushed, fenced and
@@ -613,7 +638,7 @@ mod tests {
             );
             assert_eq!(sleep.counters().sleeping_threads(), 0);
             assert!(!latch.probe());
-            sleep.work_found(|| false);
+            sleep.work_found(false, || false);
         }
         assert_eq!(sleep.counters().inactive_threads(), 0);
     }
@@ -694,7 +719,7 @@ mod tests {
             );
         }
         assert_eq!(sleep.counters().sleeping_threads(), 0);
-        sleep.work_found(|| false);
+        sleep.work_found(false, || false);
     }
 
     #[test]
@@ -725,11 +750,11 @@ mod tests {
         sleep.no_work_found(&mut idle[1], &latch, || false, || false);
         assert_ne!(sleep.counters().jobs_counter(), jec, "announced");
         // Back within the bound: the others yield round by round again.
-        sleep.work_found(|| false);
+        sleep.work_found(false, || false);
         sleep.no_work_found(&mut idle[0], &latch, || false, || false);
         assert_eq!(idle[0].rounds, 2);
         for _ in 1..idle.len() {
-            sleep.work_found(|| false);
+            sleep.work_found(false, || false);
         }
         assert_eq!(sleep.counters().inactive_threads(), 0);
     }
