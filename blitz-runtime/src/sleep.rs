@@ -759,6 +759,35 @@ mod tests {
         assert_eq!(sleep.counters().inactive_threads(), 0);
     }
 
+    /// A worker that takes a job from a deque while others sleep wakes up to `WAKE_FANOUT` of
+    /// them; one whose latch was set, or that took an injected job with nothing more in the
+    /// injector, wakes nobody.
+    #[test]
+    fn a_job_from_a_deque_wakes_sleepers() {
+        let sleep = Sleep::new(5, 5);
+        // Workers 0-3 sleep (blocked, so that wakes show as count decrements); 4 searches.
+        for index in 0..4 {
+            sleep.counters.add_inactive_thread();
+            let c = sleep.counters.load();
+            assert!(sleep.counters.try_add_sleeping_thread(c));
+            *sync::lock(&sleep.worker_sleep_states[index].is_blocked) = true;
+        }
+        sleep.start_looking(4);
+        sleep.work_found(false, || false);
+        assert_eq!(
+            sleep.counters().sleeping_threads(),
+            4,
+            "latch set: nobody woken"
+        );
+        sleep.start_looking(4);
+        sleep.work_found(true, || false);
+        assert_eq!(sleep.counters().sleeping_threads(), 4 - WAKE_FANOUT);
+        // The woken ones are awake and idle now; another find still wakes the rest.
+        sleep.start_looking(4);
+        sleep.work_found(true, || false);
+        assert_eq!(sleep.counters().sleeping_threads(), 0);
+    }
+
     #[test]
     fn wake_policy_counts_awake_idle_workers() {
         let sleep = Sleep::new(4, 4);
