@@ -9,8 +9,8 @@
 //! thief's cache misses on the stolen half and the owner's wait for it cost more than the
 //! half saved, and on 2 workers the loop ran 1.3-2.5x slower than on one.
 //!
-//! So the thief judges what it gets. A job found while idle that ran for less than
-//! [`TINY_JOB`] puts the thief's requests on pause for a while ([`RequestPacing::job_ran`]),
+//! So the thief judges what it gets. A job it took from a deque while idle that ran for less
+//! than [`TINY_JOB`] puts its requests on pause for a while ([`RequestPacing::job_ran`]),
 //! doubling from [`FIRST_PAUSE`] to at most [`LONGEST_PAUSE`] while the jobs it finds stay that
 //! small; one job that runs longer ends the pause and resets it. During a pause the thief still
 //! steals whatever is published, but neither its idle rounds nor its steals ask for more (a
@@ -20,7 +20,9 @@
 //! goes to sleep without having asked for the work in its peers' private frames, and a thief
 //! that would have been split a tiny job a moment later does not fall asleep meanwhile, to
 //! be woken by a futex call on the owner's path. A pause is short, so this keeps a worker
-//! awake at most `LONGEST_PAUSE` longer.
+//! awake at most `LONGEST_PAUSE` longer. On a pool with a CPU per worker a paused round spins
+//! instead of yielding (see `Sleep::paused_round` for why). Jobs from outside the pool (the
+//! injector) do not count: their size says nothing about the forks a request would split.
 //!
 //! What a pause can cost: a peer that switches from tiny call trees to a large one is split
 //! at most `LONGEST_PAUSE` late (about 100 us on x86-64), and only if it did not publish
@@ -63,6 +65,9 @@ pub(crate) struct RequestPacing {
     quiet_until: Cell<u64>,
     /// The pause that the next tiny job starts.
     next_pause: Cell<u64>,
+    /// How many jobs `job_ran` has judged (for tests of which jobs count).
+    #[cfg(test)]
+    pub(crate) jobs_judged: Cell<usize>,
 }
 
 impl RequestPacing {
@@ -70,6 +75,8 @@ impl RequestPacing {
         RequestPacing {
             quiet_until: Cell::new(0),
             next_pause: Cell::new(FIRST_PAUSE),
+            #[cfg(test)]
+            jobs_judged: Cell::new(0),
         }
     }
 
@@ -77,6 +84,8 @@ impl RequestPacing {
     /// was tiny, end the pause if it was not.
     #[inline]
     pub(crate) fn job_ran(&self, started: u64) {
+        #[cfg(test)]
+        self.jobs_judged.set(self.jobs_judged.get() + 1);
         self.job_ran_until(started, timestamp());
     }
 

@@ -660,6 +660,19 @@ impl Worker {
         self.registry.outside_watch.job_done();
     }
 
+    /// A job found while idle, started at `started` ([`timestamp`]), just returned; `injected`
+    /// if it came from the injector.
+    fn found_job_done(&self, started: u64, injected: bool) {
+        if injected {
+            self.outside_job_done();
+        } else if !self.alone {
+            // Only a job from a deque says what asking peers for work brings: a call from
+            // outside, however small, is not a peer's split fork (and a pause after it would
+            // keep its worker spinning beside the caller; see `Sleep::paused_round`).
+            self.pacing.job_ran(started);
+        }
+    }
+
     /// True if this worker, about to announce that it is sleepy, should keep yielding instead:
     /// it watches for the next call from outside (see [`OutsideWatch`]). Never under loom
     /// (time plays no part in the models, and staying in the yielding rounds is always allowed).
@@ -739,10 +752,7 @@ impl Worker {
                     self.restamp_work_request();
                     let started = timestamp();
                     self.execute(job);
-                    self.pacing.job_ran(started);
-                    if injected {
-                        self.outside_job_done();
-                    }
+                    self.found_job_done(started, injected);
                     // The job may have left work in our deque: look there first again.
                     continue 'outer;
                 }
@@ -771,3 +781,6 @@ impl Worker {
 
 #[cfg(all(test, loom))]
 pub(crate) mod loom_tests;
+
+#[cfg(all(test, not(loom)))]
+mod tests;
