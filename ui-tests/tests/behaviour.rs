@@ -253,6 +253,33 @@ fn generics_lifetimes_impl_trait() {
     assert_eq!(pool.install(|| *max_ref(&v)), *v.iter().max().unwrap());
 }
 
+/// A by-value argument that promises `Sync` and `Copy` but not `Send`: the forks share it by
+/// reference, and so must the entry that hands the call to a worker.
+#[blitz::parallel]
+fn apply_tree(n: u64, f: impl Fn(u64) -> u64 + Sync + Copy) -> u64 {
+    if n < 3 {
+        return f(n);
+    }
+    apply_tree(n - 1, f) + apply_tree(n - 2, f)
+}
+
+fn apply_tree_serial(n: u64, f: &dyn Fn(u64) -> u64) -> u64 {
+    if n < 3 {
+        f(n)
+    } else {
+        apply_tree_serial(n - 1, f) + apply_tree_serial(n - 2, f)
+    }
+}
+
+#[test]
+fn sync_only_copy_arguments() {
+    let pool = pool();
+    let expected = apply_tree_serial(22, &|x| x * 3 + 1);
+    assert_eq!(pool.install(|| apply_tree(22, |x| x * 3 + 1)), expected);
+    // From outside any pool: the entry crosses to a global worker.
+    assert_eq!(apply_tree(22, |x| x * 3 + 1), expected);
+}
+
 #[derive(Debug, PartialEq)]
 struct Negative(i64);
 

@@ -305,10 +305,13 @@ fn enter_copy(
         Some(_) => (quote!(unsafe { #serial }), quote!(unsafe { #parallel })),
         None => (serial, parallel),
     };
+    // Not a `move` closure: rustc then borrows the `Copy` arguments (which need `Sync`, as
+    // they do in the forks already) and moves the rest (which need `Send`). A `move` closure
+    // would demand `Send` of every argument, which `impl Fn + Sync + Copy` does not promise.
     call_with_worker(
         sig,
         names,
-        quote!(move |#cx| {
+        quote!(|#cx| {
             if #cx.num_threads() == 1 { #serial } else { #parallel }
         }),
     )

@@ -70,7 +70,7 @@ fn fib() {
                     __blitz_r0 + __blitz_r1
                 }
             }
-            ::blitz::__private::with_worker(move |__blitz_w| {
+            ::blitz::__private::with_worker(|__blitz_w| {
                 if __blitz_w.num_threads() == 1 {
                     __blitz_fib(::blitz::__private::SerialContext, n)
                 } else {
