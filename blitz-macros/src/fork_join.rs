@@ -62,6 +62,13 @@ impl Parse for ForkJoin {
             if input.is_empty() {
                 break;
             }
+            if input.peek(Token![:]) && !input.peek(Token![::]) {
+                // `a: f()` reads as a binding written with a colon.
+                return Err(input.error(
+                    "expected `,` after the arm; to bind an arm's value, write `name = expr` \
+                     (with a type: `name: Type = expr`)",
+                ));
+            }
             input.parse::<Token![,]>()?;
         }
         Ok(ForkJoin {
@@ -468,6 +475,7 @@ mod tests {
         assert!(error(quote!(1 = f(), b = g())).contains("may not match"));
         assert!(error(quote!(a = f(), g())).contains("must too"));
         assert!(error(quote!(f(), { return 1 })).contains("`return` cannot leave"));
+        assert!(error(quote!(a: 1 + 1, b: 2)).contains("write `name = expr`"));
         assert!(error(quote!(f(), { break })).contains("`break` cannot leave"));
         assert!(error(quote!(f(g()?), h())).contains("`?` cannot be used"));
     }

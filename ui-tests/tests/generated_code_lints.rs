@@ -4,6 +4,7 @@
 #![deny(
     unused_variables,
     unused_mut,
+    unused_braces,
     clippy::used_underscore_binding,
     clippy::redundant_slicing,
     clippy::let_unit_value
@@ -63,6 +64,13 @@ fn depth_sum(n: u32, _tag: u32) -> u32 {
     depth_sum(n - 1, 0) + depth_sum(n - 1, 0)
 }
 
+/// A `cutoff` on a fn whose body is one expression: the serial branch holds the body's
+/// statements, not its braces as the tail of another block (`unused_braces`, which rustc
+/// raises only for a block on one line: hence the skip).
+#[rustfmt::skip]
+#[blitz::parallel(cutoff = n < 8)]
+fn fib_cut(n: u64) -> u64 { match n { 0 | 1 => n, _ => fib_cut(n - 1) + fib_cut(n - 2) } }
+
 /// `v.chunks(k)` on a slice is not rewritten to a redundant `&v[..]`.
 fn chunk_max(v: &[u8]) -> usize {
     let mut m = 0usize;
@@ -94,6 +102,7 @@ fn code_under_denied_lints_computes_what_it_should() {
         assert_eq!(tree.leaves(), 1 << 8);
         assert_eq!(tree.depth(7), 8);
         assert_eq!(depth_sum(10, 3), 1 << 10);
+        assert_eq!(fib_cut(20), 6765);
         let mut v = vec![0u8; 1000];
         assert_eq!(chunk_max(&v), 16);
         fill_chunks(&mut v);

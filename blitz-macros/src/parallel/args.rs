@@ -76,7 +76,18 @@ pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
                  of the trait (or on a default body here)",
         ));
     }
-    let item: Item = syn::parse2(item)?;
+    let item: Item = syn::parse2(item.clone()).map_err(|error| {
+        // `#[parallel] let x = ..;` or on an expression: say where the attribute goes
+        // rather than which item keywords syn expected.
+        match syn::parse2::<syn::Stmt>(item) {
+            Ok(stmt) => syn::Error::new_spanned(
+                stmt,
+                "`#[parallel]` cannot be used on a statement or an expression: put it on a \
+                 recursive fn, or use `fork_join!` or `par_for!` inside a fn",
+            ),
+            Err(_) => error,
+        }
+    })?;
     let what = |tokens: &dyn ToTokens, kind: &str| {
         let advice = if kind.starts_with("an impl") {
             "put it on the recursive method inside"

@@ -276,6 +276,9 @@ fn copy_body(args: &Args, body: Block, names: &Names) -> TokenStream {
             let (krate, cx, cx_ty) = (&names.krate, &names.cx, cx_type());
             let cut = Ident::new("__blitz_cut", Span::mixed_site());
             let cut_let = quote_spanned!(cutoff.span()=> let #cut: bool = #cutoff;);
+            // The statements, not the block: the user's braces as a block's tail would draw
+            // `unused_braces` on a body that is one expression.
+            let stmts = &body.stmts;
             quote!({
                 let #cut = !<#cx_ty as #krate::__private::ForkContext>::SERIAL && {
                     #cut_let
@@ -283,7 +286,7 @@ fn copy_body(args: &Args, body: Block, names: &Names) -> TokenStream {
                 };
                 if #cut {
                     let #cx = #krate::__private::SerialContext;
-                    #body
+                    #(#stmts)*
                 } else #body
             })
         }

@@ -98,6 +98,12 @@ fn errors() {
     );
     assert!(
         on(quote!(
+            let x = f(1) + f(2);
+        ))
+        .contains("cannot be used on a statement")
+    );
+    assert!(
+        on(quote!(
             async fn f() {}
         ))
         .contains("`async fn`")

@@ -17,6 +17,17 @@ use super::{
 use crate::common::{self, Branch, EscapeCheck};
 use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment, changed_roots};
 
+/// Whether a statement can join a run of statements that fork together.
+enum Grouping {
+    /// It recurses and can run in a closure.
+    Fork,
+    /// It recurses, but a `?`, `return`, `break` or `continue` inside it would leave the
+    /// closure it would run in: it stays as written.
+    Escapes(syn::Error),
+    /// It does not recurse (or carries an attribute): it stays as written.
+    Keep,
+}
+
 impl Rewriter<'_> {
     /// Statement-level fork points: runs of independent statements that each make a
     /// recursive call. Returns the block's statements, each with whether it is already
@@ -26,22 +37,45 @@ impl Rewriter<'_> {
         let mut out = Vec::new();
         let mut group: Vec<Stmt> = Vec::new();
         let mut run = RunNames::default();
+        // The statement just before, if it recurses but cannot fork (a `?` or `return` inside
+        // it): its error is reported (when the fn ends up with no fork point) only if it would
+        // have forked with a neighbour, as the reason the fn has none.
+        let mut escaping: Option<(RunNames, syn::Error)> = None;
         for stmt in stmts {
-            if self.groupable(&stmt) {
-                let names = StmtNames::of(&stmt, self.callee);
-                if !group.is_empty()
-                    && let Some(conflict) = run.conflict_with(&names, self.callee)
-                {
-                    self.kept_in_order |= conflict == Conflict::Changes;
+            match self.grouping(&stmt) {
+                Grouping::Fork => {
+                    let names = StmtNames::of(&stmt, self.callee);
+                    self.pairs_with_escaping(escaping.take(), &names);
+                    if !group.is_empty()
+                        && let Some(conflict) = run.conflict_with(&names, self.callee)
+                    {
+                        self.kept_in_order |= conflict == Conflict::Changes;
+                        self.flush(&mut group, &mut out, false);
+                        run = RunNames::default();
+                    }
+                    run.add(names);
+                    group.push(stmt);
+                }
+                Grouping::Escapes(error) => {
+                    let names = StmtNames::of(&stmt, self.callee);
+                    self.pairs_with_escaping(escaping.take(), &names);
+                    if !group.is_empty() && run.conflict_with(&names, self.callee).is_none() {
+                        self.record_unforkable(error);
+                    } else {
+                        let mut alone = RunNames::default();
+                        alone.add(names);
+                        escaping = Some((alone, error));
+                    }
                     self.flush(&mut group, &mut out, false);
                     run = RunNames::default();
+                    out.push((stmt, false));
                 }
-                run.add(names);
-                group.push(stmt);
-            } else {
-                self.flush(&mut group, &mut out, false);
-                run = RunNames::default();
-                out.push((stmt, false));
+                Grouping::Keep => {
+                    escaping = None;
+                    self.flush(&mut group, &mut out, false);
+                    run = RunNames::default();
+                    out.push((stmt, false));
+                }
             }
         }
         // Only here can the group end with the block's tail expression.
@@ -49,7 +83,26 @@ impl Rewriter<'_> {
         out
     }
 
-    fn groupable(&mut self, stmt: &Stmt) -> bool {
+    /// Records `escaping`'s error if its statement would have forked with one named `next`.
+    fn pairs_with_escaping(&mut self, escaping: Option<(RunNames, syn::Error)>, next: &StmtNames) {
+        if let Some((before, error)) = escaping
+            && before.conflict_with(next, self.callee).is_none()
+        {
+            self.record_unforkable(error);
+        }
+    }
+
+    fn record_unforkable(&mut self, error: syn::Error) {
+        let name = &self.callee.name;
+        self.unforkable_statement.get_or_insert_with(|| {
+            syn::Error::new(
+                error.span(),
+                format!("`#[parallel]` found no fork point in `{name}`: {error}"),
+            )
+        });
+    }
+
+    fn grouping(&mut self, stmt: &Stmt) -> Grouping {
         // An attribute (`#[cfg(..)]`, a lint level) belongs to the statement as written: the
         // statement stays as it is, outside any fork.
         let has_attribute = matches!(
@@ -60,17 +113,17 @@ impl Rewriter<'_> {
             // A `let .. else`'s `else` runs after the join, as a `?` does.
             Stmt::Local(l) => match &l.init {
                 Some(init) => &*init.expr,
-                None => return false,
+                None => return Grouping::Keep,
             },
             Stmt::Expr(e, _) => match assignment(e) {
                 Some((_, _, value)) => value,
                 None => e,
             },
-            _ => return false,
+            _ => return Grouping::Keep,
         };
         let (inner, _) = common::peel_try(expr);
         if !self.callee.makes_call(inner) {
-            return false;
+            return Grouping::Keep;
         }
         if has_attribute {
             let name = &self.callee.name;
@@ -85,7 +138,7 @@ impl Rewriter<'_> {
                     ),
                 )
             });
-            return false;
+            return Grouping::Keep;
         }
         let escape = common::check_escapes(
             inner,
@@ -97,11 +150,8 @@ impl Rewriter<'_> {
             },
         );
         match escape {
-            Ok(()) => true,
-            Err(e) => {
-                self.unforkable_statement.get_or_insert(e);
-                false
-            }
+            Ok(()) => Grouping::Fork,
+            Err(e) => Grouping::Escapes(e),
         }
     }
 
