@@ -137,8 +137,22 @@ where
     if !splitter_for(&source, 1, grain).may_split(len) {
         return leaf(source, 0);
     }
-    let site = Site::of(run_leaf::<P, T, L> as fn(&L, P, usize) -> T as usize);
     let worker = Worker::current();
+    if len == usize::MAX {
+        // As many items as a length can count, or more (a 128-bit range): the loop cannot run
+        // to its end, only a search can stop it, so there is nothing to probe. A probe would
+        // also cut the front off and move every middle after it: a hit just past the true
+        // middle, at the front of the first half a peer takes, would end up at the back of a
+        // piece that never gets there. Split at once, every fork published.
+        let publish_len = min_step(&source, grain);
+        let rest = Rest {
+            source,
+            offset: 0,
+            publish_len,
+        };
+        return share(worker, rest, grain, stop, leaf, combine);
+    }
+    let site = Site::of(run_leaf::<P, T, L> as fn(&L, P, usize) -> T as usize);
     if EXPENSIVE_SITES.has_expensive_items(site) {
         return share_at_once(worker, source, grain, site, stop, leaf, combine);
     }

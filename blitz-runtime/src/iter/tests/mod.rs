@@ -580,6 +580,14 @@ fn searches_over_huge_ranges_reach_their_far_end() {
         assert!(hit.is_some_and(|x| x > N / 2 && x <= N));
         let hit = pool.install(|| (i128::MIN..=i128::MAX).into_par_iter().find_any(|&x| x > 0));
         assert!(hit.is_some_and(|x| x > 0));
+        // A window just past the true middle, at the front of the half a peer takes first: no
+        // probe of the front may move that middle.
+        let window = |x: &i128| (1..4).contains(x);
+        let hit = pool.install(|| (i128::MIN..i128::MAX).into_par_iter().find_any(window));
+        assert!(hit.is_some_and(|x| window(&x)));
+        let window = |x: &u64| (u64::MAX / 2..u64::MAX / 2 + 4).contains(x);
+        let hit = pool.install(|| (0..u64::MAX).into_par_iter().find_any(window));
+        assert!(hit.is_some_and(|x| window(&x)));
         // Behind a filter that rejects the first half: the leaves in that half yield nothing
         // to their search loop, and stop only because they run in blocks of the source that
         // each ask whether the search is settled (rayon's `filter_find_any_octillion`).

@@ -65,6 +65,25 @@ fn pieces_tile_the_source_in_and_out_of_a_pool() {
     }
 }
 
+/// A source of `usize::MAX` items is split at once, at its true middle: no probe cuts its
+/// front off first (which would move the middle, and with it where a peer's first piece
+/// starts: `find_any` over a huge range could then never reach a hit just past the middle).
+#[test]
+fn a_saturated_source_is_halved_at_its_true_middle() {
+    let pools: &[Option<usize>] = if cfg!(miri) {
+        &[Some(2)]
+    } else {
+        &[None, Some(2)]
+    };
+    for &threads in pools {
+        let seen = pieces(usize::MAX, 0, threads);
+        assert!(
+            seen.iter().any(|&(offset, _)| offset == usize::MAX / 2),
+            "{seen:?}"
+        );
+    }
+}
+
 /// A loop whose first item took the probe's whole limit is shared at once on its next
 /// run (its leftmost piece comes from the split, not from a one-item probe step); a run
 /// that finds the items cheap clears the mark, and the loop is probed again. (Not under
