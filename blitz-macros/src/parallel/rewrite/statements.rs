@@ -42,41 +42,37 @@ impl Rewriter<'_> {
         // have forked with a neighbour, as the reason the fn has none.
         let mut escaping: Option<(RunNames, syn::Error)> = None;
         for stmt in stmts {
-            match self.grouping(&stmt) {
-                Grouping::Fork => {
-                    let names = StmtNames::of(&stmt, self.callee);
-                    self.pairs_with_escaping(escaping.take(), &names);
-                    if !group.is_empty()
-                        && let Some(conflict) = run.conflict_with(&names, self.callee)
-                    {
-                        self.kept_in_order |= conflict == Conflict::Changes;
-                        self.flush(&mut group, &mut out, false);
-                        run = RunNames::default();
-                    }
-                    run.add(names);
-                    group.push(stmt);
-                }
-                Grouping::Escapes(error) => {
-                    let names = StmtNames::of(&stmt, self.callee);
-                    self.pairs_with_escaping(escaping.take(), &names);
-                    if !group.is_empty() && run.conflict_with(&names, self.callee).is_none() {
-                        self.record_unforkable(error);
-                    } else {
-                        let mut alone = RunNames::default();
-                        alone.add(names);
-                        escaping = Some((alone, error));
-                    }
+            let grouping = self.grouping(&stmt);
+            if let Grouping::Fork = grouping {
+                let names = StmtNames::of(&stmt, self.callee);
+                self.pairs_with_escaping(escaping.take(), &names);
+                if !group.is_empty()
+                    && let Some(conflict) = run.conflict_with(&names, self.callee)
+                {
+                    self.kept_in_order |= conflict == Conflict::Changes;
                     self.flush(&mut group, &mut out, false);
                     run = RunNames::default();
-                    out.push((stmt, false));
                 }
-                Grouping::Keep => {
-                    escaping = None;
-                    self.flush(&mut group, &mut out, false);
-                    run = RunNames::default();
-                    out.push((stmt, false));
+                run.add(names);
+                group.push(stmt);
+                continue;
+            }
+            let before = escaping.take();
+            if let Grouping::Escapes(error) = grouping {
+                let names = StmtNames::of(&stmt, self.callee);
+                self.pairs_with_escaping(before, &names);
+                // With the run before it, or else with the statement after it.
+                if !group.is_empty() && run.conflict_with(&names, self.callee).is_none() {
+                    self.record_unforkable(error);
+                } else {
+                    let mut alone = RunNames::default();
+                    alone.add(names);
+                    escaping = Some((alone, error));
                 }
             }
+            self.flush(&mut group, &mut out, false);
+            run = RunNames::default();
+            out.push((stmt, false));
         }
         // Only here can the group end with the block's tail expression.
         self.flush(&mut group, &mut out, true);
