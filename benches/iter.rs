@@ -5,6 +5,9 @@
 //! (`BLITZ_BENCH_ROUNDS`, default 9) and every figure is a median. Each lane's result is
 //! checked against the sequential one before anything is timed. The parallel lanes are timed
 //! inside their pool's `install`, so a row measures the iterator, not the entry into the pool.
+//! Every timed run follows a pause (`SETTLE`) and an untimed run of the same lane: the other
+//! pool's threads have gone to sleep by then and this lane's pool is awake, so a row measures
+//! one library at a time in its steady state.
 //! Writes `docs/bench/iter.csv` and `docs/bench/iter.svg` (when no filter is given).
 
 #[path = "common/csv.rs"]
@@ -69,6 +72,13 @@ struct Row<'a> {
 }
 
 const LANES: [&str; 3] = ["std", "blitz", "rayon"];
+
+/// The pause before each lane's untimed and timed runs. An idle pool's threads look for work
+/// for a while before they sleep (both libraries spin and yield for tens to hundreds of
+/// microseconds); on two CPUs, a lane that starts meanwhile shares a CPU with them. Without the
+/// pause, a 10M-element sum read 3.1-3.5 ms in some rounds and 5.2-7.1 ms in others, for blitz
+/// and rayon alike, depending on which lane ran just before it.
+const SETTLE: Duration = Duration::from_millis(5);
 
 fn timed<R>(f: impl FnOnce() -> R) -> (Duration, R) {
     let start = Instant::now();
@@ -272,6 +282,8 @@ fn main() {
         for (row, samples) in rows.iter_mut().zip(&mut times) {
             for k in 0..3 {
                 let lane = (round + k) % 3;
+                std::thread::sleep(SETTLE);
+                (row.lanes[lane])();
                 samples[lane].push((row.lanes[lane])().0);
             }
         }
