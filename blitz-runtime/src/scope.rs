@@ -247,10 +247,19 @@ impl<'scope> Scope<'scope> {
     /// });
     /// assert!(seen.iter().all(|n| n.load(Ordering::SeqCst) == 1));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In an exit handler of the scope's pool (see
+    /// [`ThreadPoolBuilder::exit_handler`](crate::ThreadPoolBuilder::exit_handler)): the other
+    /// workers have left, so the runs meant for them could never happen.
     pub fn spawn_broadcast<BODY>(&self, body: BODY)
     where
         BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
     {
+        // Before anything is counted or queued: from an exit handler the other workers are
+        // gone, and a job queued for one of them would keep the scope waiting forever.
+        self.registry.accept_work("spawn_broadcast");
         let body = Arc::new(body);
         let jobs: Vec<_> = (0..self.registry.num_threads())
             .map(|_| {

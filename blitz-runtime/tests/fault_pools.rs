@@ -92,6 +92,16 @@ fn broadcast_from_an_exit_handler_is_rejected_with_a_clear_panic() {
     }
 }
 
+#[test]
+fn scope_spawn_broadcast_from_an_exit_handler_is_rejected_with_a_clear_panic() {
+    // A job for every worker, the exited ones included: queued, it would never run, and the
+    // scope (and so the pool's drop) would wait for it forever.
+    let outcomes = exit_handler_tries(|| blitz_runtime::scope(|s| s.spawn_broadcast(|_, _| ())));
+    for outcome in outcomes {
+        assert!(outcome.contains("shutting down"), "{outcome}");
+    }
+}
+
 /// Work that completes on the calling worker alone still runs in an exit handler.
 #[test]
 fn join_and_scope_in_an_exit_handler_run() {
