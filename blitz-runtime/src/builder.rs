@@ -279,8 +279,8 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Names worker `i`'s thread `thread_name(i)`.
     ///
-    /// If the closure panics, `build` stops and joins the workers it already started, then
-    /// resumes the panic.
+    /// If the closure panics, `build` stops and joins the workers it already started (they run
+    /// no start or exit handler), then resumes the panic.
     pub fn thread_name(mut self, thread_name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(thread_name));
         self
@@ -304,10 +304,11 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Called on each worker thread, with its index, before it runs any job. The handler may
-    /// submit work to its own pool (`blitz::spawn`): each worker holds the pool open until its
-    /// start handler has returned, so that work runs even if the pool's handle is dropped
-    /// right after `build`.
+    /// Called on each worker thread, with its index, before it runs any job, once `build` has
+    /// started every worker (so the handler may wait for its peers, with a `broadcast` for
+    /// instance; a build that fails runs no handler). The handler may submit work to its own
+    /// pool (`blitz::spawn`): each worker holds the pool open until its start handler has
+    /// returned, so that work runs even if the pool's handle is dropped right after `build`.
     pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.handlers.start = Some(Box::new(handler));
         self

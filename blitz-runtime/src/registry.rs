@@ -28,6 +28,7 @@ use crate::scope_fifo::SpawnFifoQueue;
 use crate::sleep::Sleep;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::threads::Handlers;
+use crate::threads::StartGate;
 
 use crate::unwind::AbortOnUnwind;
 use crate::watch::OutsideWatch;
@@ -71,6 +72,8 @@ pub(crate) struct Registry {
     outside_watch: OutsideWatch,
     /// The bodies of `spawn_fifo` tasks, oldest first.
     fifo_spawns: SpawnFifoQueue,
+    /// Where new workers wait for the build to finish starting them all.
+    start_gate: StartGate,
 }
 
 impl Registry {
@@ -96,7 +99,13 @@ impl Registry {
             handlers,
             outside_watch: OutsideWatch::new(),
             fifo_spawns: SpawnFifoQueue::new(),
+            start_gate: StartGate::new(),
         })
+    }
+
+    /// Where new workers wait for the build to finish starting them all.
+    pub(crate) fn start_gate(&self) -> &StartGate {
+        &self.start_gate
     }
 
     /// The queue of this pool's `spawn_fifo` bodies.

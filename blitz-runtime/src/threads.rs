@@ -5,7 +5,7 @@ use std::any::Any;
 use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
 use crate::registry::{Registry, Worker};
@@ -25,6 +25,48 @@ pub(crate) struct Handlers {
     pub(crate) panic: Option<Box<PanicHandler>>,
     pub(crate) start: Option<Box<ThreadHandler>>,
     pub(crate) exit: Option<Box<ThreadHandler>>,
+}
+
+/// Holds every new worker before its start handler until the build has started them all, or
+/// failed.
+///
+/// A start handler may wait for its peers (a `broadcast` runs one job on every worker): on a
+/// build that fails half-way, the workers never started would keep it waiting, and the build,
+/// which joins the workers it started, with it. So the workers of a failed build run no
+/// handler at all; they only exit.
+pub(crate) struct StartGate {
+    /// `None` while the build is starting workers; then whether it succeeded.
+    outcome: Mutex<Option<bool>>,
+    opened: Condvar,
+}
+
+impl StartGate {
+    pub(crate) fn new() -> StartGate {
+        StartGate {
+            outcome: Mutex::new(None),
+            opened: Condvar::new(),
+        }
+    }
+
+    /// Lets the workers through: `built` if every worker was started.
+    fn open(&self, built: bool) {
+        *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = Some(built);
+        self.opened.notify_all();
+    }
+
+    /// Waits for [`open`](Self::open); true if the build succeeded.
+    fn wait(&self) -> bool {
+        let mut outcome = self.outcome.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(built) = *outcome {
+                return built;
+            }
+            outcome = self
+                .opened
+                .wait(outcome)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
 }
 
 /// A readable message from a panic payload.
@@ -100,8 +142,8 @@ impl Registry {
 ///
 /// A build that fails half-way leaves nothing running: if a thread cannot be started, or the
 /// `thread_name` closure or a spawn handler panics, the pool is terminated, so the workers
-/// already started exit (those the pool started are joined) before the error is returned (or
-/// the panic resumed).
+/// already started exit without running a handler (see [`StartGate`]; those the pool started
+/// are joined) before the error is returned (or the panic resumed).
 pub(crate) fn start_workers(
     registry: &Arc<Registry>,
     mut thread_name: Option<&mut ThreadNameFn>,
@@ -125,6 +167,8 @@ pub(crate) fn start_workers(
                 // This worker never started: its hold goes with it.
                 registry.terminate();
             }
+            // Before the join: the started workers wait at the gate.
+            registry.start_gate().open(false);
             stop_started_workers(registry, threads);
         };
         match started {
@@ -139,6 +183,7 @@ pub(crate) fn start_workers(
             }
         }
     }
+    registry.start_gate().open(true);
     Ok(threads)
 }
 
@@ -168,13 +213,16 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
         "a panic escaped a worker's main loop (a bug in the runtime: jobs and handlers catch \
          their own panics)",
     );
+    let built = registry.start_gate().wait();
     let worker = Worker::new(Arc::clone(&registry), index);
     Worker::enter_thread(&worker);
-    registry.run_thread_handler(
-        &registry.handlers().start,
-        index,
-        PanicSource::StartHandler(index),
-    );
+    if built {
+        registry.run_thread_handler(
+            &registry.handlers().start,
+            index,
+            PanicSource::StartHandler(index),
+        );
+    }
     if holds_pool_until_started(&registry) {
         // The count `start_workers` took for this worker's start handler.
         registry.terminate();
@@ -185,11 +233,13 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
     // Termination happens only when no job can still be pending (the terminate count), so our
     // deque is empty.
     debug_assert!(worker.take_local_job().is_none());
-    registry.run_thread_handler(
-        &registry.handlers().exit,
-        index,
-        PanicSource::ExitHandler(index),
-    );
+    if built {
+        registry.run_thread_handler(
+            &registry.handlers().exit,
+            index,
+            PanicSource::ExitHandler(index),
+        );
+    }
     Worker::leave_thread();
     abort.disarm();
 }

@@ -147,3 +147,50 @@ fn panicking_thread_name_stops_the_workers_already_started() {
         );
     }
 }
+
+/// A start handler that waits for every worker (a broadcast) on a build that fails half-way:
+/// the workers never started would keep it, and the build's join of the started ones, waiting
+/// forever. The workers of a failed build run no handler.
+#[test]
+fn a_failed_build_runs_no_handler_that_could_wait_for_missing_workers() {
+    let _watchdog = Watchdog::arm("a_failed_build_runs_no_handler");
+    for _ in 0..20 {
+        let handlers_run = Arc::new(AtomicUsize::new(0));
+        let (on_start, on_exit) = (Arc::clone(&handlers_run), Arc::clone(&handlers_run));
+        let err = panic::catch_unwind(|| {
+            ThreadPoolBuilder::new()
+                .num_threads(3)
+                .thread_name(|i| {
+                    if i == 2 {
+                        panic!("no name for worker 2");
+                    }
+                    format!("named-{i}")
+                })
+                .start_handler(move |_| {
+                    on_start.fetch_add(1, Ordering::SeqCst);
+                    blitz_runtime::broadcast(|ctx| ctx.index());
+                })
+                .exit_handler(move |_| {
+                    on_exit.fetch_add(1, Ordering::SeqCst);
+                })
+                .build()
+        })
+        .unwrap_err();
+        assert_eq!(describe(err), "no name for worker 2");
+        assert_eq!(handlers_run.load(Ordering::SeqCst), 0);
+    }
+    // A build that succeeds runs the same handlers, broadcast included, on every worker.
+    let handlers_run = Arc::new(AtomicUsize::new(0));
+    let on_start = Arc::clone(&handlers_run);
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .start_handler(move |_| {
+            assert_eq!(blitz_runtime::broadcast(|ctx| ctx.index()), [0, 1, 2]);
+            on_start.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    pool.install(|| ());
+    drop(pool);
+    assert_eq!(handlers_run.load(Ordering::SeqCst), 3);
+}
