@@ -27,8 +27,7 @@ use crate::pacing::RequestPacing;
 use crate::scope_fifo::SpawnFifoQueue;
 use crate::sleep::Sleep;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::threads::Handlers;
-use crate::threads::StartGate;
+use crate::threads::{Handlers, StartGate};
 
 use crate::unwind::AbortOnUnwind;
 use crate::watch::OutsideWatch;

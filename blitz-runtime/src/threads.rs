@@ -5,7 +5,7 @@ use std::any::Any;
 use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use crate::registry::{Registry, Worker};
@@ -35,37 +35,27 @@ pub(crate) struct Handlers {
 /// which joins the workers it started, with it. So the workers of a failed build run no
 /// handler at all; they only exit.
 pub(crate) struct StartGate {
-    /// `None` while the build is starting workers; then whether it succeeded.
-    outcome: Mutex<Option<bool>>,
-    opened: Condvar,
+    /// Set once, when the build has started every worker (`true`) or failed (`false`).
+    outcome: OnceLock<bool>,
 }
 
 impl StartGate {
     pub(crate) fn new() -> StartGate {
         StartGate {
-            outcome: Mutex::new(None),
-            opened: Condvar::new(),
+            outcome: OnceLock::new(),
         }
     }
 
-    /// Lets the workers through: `built` if every worker was started.
+    /// Lets the workers through: `built` if every worker was started. A build opens the gate
+    /// once, on its way out.
     fn open(&self, built: bool) {
-        *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = Some(built);
-        self.opened.notify_all();
+        let opened = self.outcome.set(built);
+        debug_assert!(opened.is_ok(), "blitz: a pool's start gate opened twice");
     }
 
     /// Waits for [`open`](Self::open); true if the build succeeded.
     fn wait(&self) -> bool {
-        let mut outcome = self.outcome.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(built) = *outcome {
-                return built;
-            }
-            outcome = self
-                .opened
-                .wait(outcome)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
+        *self.outcome.wait()
     }
 }
 

@@ -117,6 +117,15 @@ fn join_and_scope_in_an_exit_handler_run() {
 // ---------------------------------------------------------------------------------------------
 // 6. A failing build stops and joins the workers it started.
 
+/// A `thread_name` closure that panics for worker 2, so that a build of three workers fails
+/// with two started.
+fn name_all_but_worker_2(index: usize) -> String {
+    if index == 2 {
+        panic!("no name for worker 2");
+    }
+    format!("named-{index}")
+}
+
 #[test]
 fn panicking_thread_name_stops_the_workers_already_started() {
     let _watchdog = Watchdog::arm("panicking_thread_name");
@@ -127,12 +136,7 @@ fn panicking_thread_name_stops_the_workers_already_started() {
         let err = panic::catch_unwind(|| {
             ThreadPoolBuilder::new()
                 .num_threads(3)
-                .thread_name(|i| {
-                    if i == 2 {
-                        panic!("no name for worker 2");
-                    }
-                    format!("named-{i}")
-                })
+                .thread_name(name_all_but_worker_2)
                 .start_handler(move |_| {
                     let _ = &in_handler;
                 })
@@ -160,12 +164,7 @@ fn a_failed_build_runs_no_handler_that_could_wait_for_missing_workers() {
         let err = panic::catch_unwind(|| {
             ThreadPoolBuilder::new()
                 .num_threads(3)
-                .thread_name(|i| {
-                    if i == 2 {
-                        panic!("no name for worker 2");
-                    }
-                    format!("named-{i}")
-                })
+                .thread_name(name_all_but_worker_2)
                 .start_handler(move |_| {
                     on_start.fetch_add(1, Ordering::SeqCst);
                     blitz_runtime::broadcast(|ctx| ctx.index());
