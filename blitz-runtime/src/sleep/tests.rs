@@ -189,6 +189,15 @@ fn searching_workers_beyond_the_bound_announce_at_once() {
     assert_eq!(sleep.counters().inactive_threads(), 0);
 }
 
+/// Registers worker `index` as idle and asleep, blocked on its condvar, so that a wake shows
+/// as a decrement of the sleeping count.
+fn block_asleep(sleep: &Sleep, index: usize) {
+    sleep.counters.add_inactive_thread();
+    let c = sleep.counters.load();
+    assert!(sleep.counters.try_add_sleeping_thread(c));
+    *sync::lock(&sleep.worker_sleep_states[index].is_blocked) = true;
+}
+
 /// A worker that takes a job from a deque while others sleep wakes up to `WAKE_FANOUT` of
 /// them; one whose latch was set, or that took an injected job with nothing more in the
 /// injector, wakes nobody.
@@ -197,10 +206,7 @@ fn a_job_from_a_deque_wakes_sleepers() {
     let sleep = Sleep::new(5, 5);
     // Workers 0-3 sleep (blocked, so that wakes show as count decrements); 4 searches.
     for index in 0..4 {
-        sleep.counters.add_inactive_thread();
-        let c = sleep.counters.load();
-        assert!(sleep.counters.try_add_sleeping_thread(c));
-        *sync::lock(&sleep.worker_sleep_states[index].is_blocked) = true;
+        block_asleep(&sleep, index);
     }
     sleep.start_looking(4);
     sleep.work_found(false, || false);
@@ -258,10 +264,7 @@ fn wake_policy_counts_awake_idle_workers() {
 fn queue_with_backlog_wakes_one_per_job() {
     let sleep = Sleep::new(3, 3);
     for index in 0..3 {
-        sleep.counters.add_inactive_thread();
-        let c = sleep.counters.load();
-        assert!(sleep.counters.try_add_sleeping_thread(c));
-        *sync::lock(&sleep.worker_sleep_states[index].is_blocked) = true;
+        block_asleep(&sleep, index);
     }
     sleep.new_internal_jobs(2, false);
     assert_eq!(sleep.counters().sleeping_threads(), 1);
