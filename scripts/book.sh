@@ -8,7 +8,8 @@
 #      exactly one build of each Blitz crate (a shared deps dir that holds several builds of
 #      one crate makes rustdoc fail with "multiple candidates for rlib");
 #   3. `mdbook build book` and `mdbook test book`;
-#   4. `cargo doc --workspace --no-deps` with warnings denied.
+#   4. `cargo doc --workspace --no-deps` with warnings denied, first with the private items
+#      (the internals' docs link to each other too), then as published.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,4 +34,5 @@ fi
 mdbook build book
 mdbook test book -L "$deps_dir/debug/deps"
 
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -366,7 +366,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
         Ok(ThreadPool::from_parts(registry, threads))
     }
 
-    /// Builds the global pool, used by [`join`](crate::join) and friends outside any pool.
+    /// Builds the global pool, used by [`join`](fn@crate::join) and friends outside any pool.
     ///
     /// ```
     /// // First thing in `main`, before any parallel call creates the global pool.

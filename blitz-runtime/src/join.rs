@@ -165,7 +165,7 @@ impl Worker {
     }
 
     /// [`join`](Self::join) with its plain path inlined, for callers that are out of line
-    /// themselves (the closure that [`join`](crate::join) hands to `with_worker`): there the
+    /// themselves (the closure that [`join`](fn@crate::join) hands to `with_worker`): there the
     /// plain path is the body of the caller, and calling it would add a call per fork.
     #[inline(always)]
     fn join_inline<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)

@@ -6,8 +6,9 @@
 //! A pool of worker threads, each with a Chase-Lev deque (`deque`); fork/join on
 //! stack-allocated jobs (`job`, [`Worker::join`]) with a hybrid join; latches (`latch`);
 //! the JEC sleep protocol with progressive sleep (`sleep`); an injector for work from outside
-//! the pool (`injector`); the pool API ([`ThreadPool`], [`ThreadPoolBuilder`], [`join`],
-//! [`scope`], [`spawn`], [`broadcast`]), at parity with `rayon-core` where the two overlap;
+//! the pool (`injector`); the pool API ([`ThreadPool`], [`ThreadPoolBuilder`],
+//! [`join`](fn@join), [`scope`](fn@scope), [`spawn`](fn@spawn), [`broadcast`](fn@broadcast)),
+//! at parity with `rayon-core` where the two overlap;
 //! and parallel loops ([`for_each_piece`], [`reduce_pieces`], [`map_reduce`], and the
 //! early-exit searches [`any`], [`all`], [`find_any`], [`position_any`]) over the sources of
 //! [`IntoParallelSource`], cut by a rayon-style adaptive splitter.

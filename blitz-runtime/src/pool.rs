@@ -87,7 +87,7 @@ impl ThreadPool {
         self.registry.in_worker(op)
     }
 
-    /// [`join`](crate::join) on this pool.
+    /// [`join`](fn@crate::join) on this pool.
     ///
     /// ```
     /// let pool = blitz::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -104,7 +104,7 @@ impl ThreadPool {
             .in_worker(|worker| worker.join(|_| a(), |_| b()))
     }
 
-    /// [`scope`](crate::scope) on this pool: creates a scope whose tasks run on this pool and
+    /// [`scope`](fn@crate::scope) on this pool: creates a scope whose tasks run on this pool and
     /// waits for all of them.
     ///
     /// ```
@@ -151,7 +151,7 @@ impl ThreadPool {
         scope_on(Worker::current(), &self.registry, op)
     }
 
-    /// [`scope_fifo`](crate::scope_fifo) on this pool: a scope whose tasks start in the order
+    /// [`scope_fifo`](fn@crate::scope_fifo) on this pool: a scope whose tasks start in the order
     /// they were spawned.
     ///
     /// ```
@@ -214,7 +214,7 @@ impl ThreadPool {
         spawn_fifo_in(&self.registry, func);
     }
 
-    /// [`spawn`](crate::spawn) on this pool: runs `func` on one of its workers without waiting.
+    /// [`spawn`](fn@crate::spawn) on this pool: runs `func` on one of its workers without waiting.
     /// Dropping the pool waits for every spawned task.
     ///
     /// A panic in `func` goes to the pool's [panic
@@ -233,7 +233,7 @@ impl ThreadPool {
         spawn_in(&self.registry, func);
     }
 
-    /// [`broadcast`](crate::broadcast) on this pool: runs `op` once on each of its workers and
+    /// [`broadcast`](fn@crate::broadcast) on this pool: runs `op` once on each of its workers and
     /// returns the results in worker-index order.
     ///
     /// ```

@@ -37,6 +37,8 @@ impl<T> SendPtr<T> {
     /// # Safety
     ///
     /// As for [`pointer::add`]: the result stays within (or one past) the same allocation.
+    ///
+    /// [`pointer::add`]: https://doc.rust-lang.org/std/primitive.pointer.html#method.add
     #[inline(always)]
     pub(crate) unsafe fn add(self, count: usize) -> Self {
         // SAFETY: the caller keeps the result in bounds.

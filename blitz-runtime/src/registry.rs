@@ -5,7 +5,8 @@
 //! # Work-finding order (seed 001)
 //!
 //! 1. the worker's own deque (LIFO pop: freshest, cache-warm work);
-//! 2. the worker's broadcast queue (jobs meant for this worker only, see [`crate::broadcast`]);
+//! 2. the worker's broadcast queue (jobs meant for this worker only, see
+//!    [`crate::broadcast`](mod@crate::broadcast));
 //! 3. the other workers' deques, starting from a random victim (FIFO steal: oldest, biggest);
 //! 4. the injector (work from outside the pool).
 //!
@@ -77,7 +78,8 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// A registry for `num_threads` workers. It starts no threads: see
-    /// `ThreadPoolBuilder::build`, which spawns them and runs [`main_loop`] on each.
+    /// `ThreadPoolBuilder::build`, which spawns them and runs
+    /// [`main_loop`](crate::threads::main_loop) on each.
     pub(crate) fn new(num_threads: usize, handlers: Handlers) -> Arc<Registry> {
         assert!(num_threads > 0, "a registry needs at least one worker");
         Arc::new(Registry {
@@ -202,7 +204,7 @@ impl Registry {
     }
 
     /// Gives job `i` to worker `i`, for every worker, and wakes the sleepers among them (see
-    /// [`crate::broadcast`] for why the wake-up cannot be lost).
+    /// [`crate::broadcast`](mod@crate::broadcast) for why the wake-up cannot be lost).
     pub(crate) fn inject_broadcast(&self, jobs: impl ExactSizeIterator<Item = JobRef>) {
         assert_eq!(
             jobs.len(),
@@ -406,10 +408,10 @@ pub struct Worker {
     #[cfg(test)]
     ignore_late_answers: Cell<bool>,
     /// How many jobs to keep on our deque when a thief asks for a refill (`REQUEST_REFILL`).
-    /// Grown by [`REFILL_GROWTH`] at every refill: while thieves keep taking our jobs (a chain
-    /// of joins whose second closures are long leaves, say), the reserve soon covers every
-    /// pending record, as if each fork had been published. Halved, down to one per peer, when a
-    /// published job comes back unstolen: the reserve was more than the thieves wanted.
+    /// Grown by `promotion::REFILL_GROWTH` at every refill: while thieves keep taking our jobs
+    /// (a chain of joins whose second closures are long leaves, say), the reserve soon covers
+    /// every pending record, as if each fork had been published. Halved, down to one per peer,
+    /// when a published job comes back unstolen: the reserve was more than the thieves wanted.
     refill_reserve: Cell<usize>,
     /// How many more forks `Worker::join` may record beyond the window (see
     /// [`RECORD_CREDIT`]).
@@ -646,7 +648,7 @@ impl Worker {
     }
 
     /// True if a broadcast job for this worker is queued (exact for callers ordered after the
-    /// push by the sleep mutex; see [`crate::broadcast`]).
+    /// push by the sleep mutex; see [`crate::broadcast`](mod@crate::broadcast)).
     fn has_broadcast_jobs(&self) -> bool {
         self.registry.thread_infos[self.index].broadcasts.has_jobs()
     }

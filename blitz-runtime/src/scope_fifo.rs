@@ -76,7 +76,7 @@ impl std::fmt::Debug for ScopeFifo<'_> {
     }
 }
 
-/// Creates a scope like [`scope`](crate::scope), whose tasks, spawned with
+/// Creates a scope like [`scope`](fn@crate::scope), whose tasks, spawned with
 /// [`ScopeFifo::spawn_fifo`], start in the order they were spawned.
 ///
 /// ```
@@ -97,7 +97,7 @@ impl std::fmt::Debug for ScopeFifo<'_> {
 ///
 /// # Panics
 ///
-/// As [`scope`](crate::scope): the first panic of the body or a task is re-thrown once every
+/// As [`scope`](fn@crate::scope): the first panic of the body or a task is re-thrown once every
 /// task has finished.
 pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
 where
@@ -109,7 +109,7 @@ where
     scope(|s| op(&ScopeFifo::new(s, &queue)))
 }
 
-/// [`scope_fifo`] with the body on the calling thread, as [`in_place_scope`](crate::in_place_scope):
+/// [`scope_fifo`] with the body on the calling thread, as [`in_place_scope`]:
 /// `op` need not be `Send`.
 ///
 /// ```
@@ -247,7 +247,7 @@ pub(crate) type SpawnFifoQueue = FifoQueue<Box<dyn FnOnce() + Send>>;
 
 /// Runs `func` on a worker of the current pool (the global pool from outside every pool)
 /// without waiting, after every task spawned before it with `spawn_fifo` on that pool has
-/// started: [`spawn`](crate::spawn) in FIFO order.
+/// started: [`spawn`](fn@crate::spawn) in FIFO order.
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -264,7 +264,7 @@ pub(crate) type SpawnFifoQueue = FifoQueue<Box<dyn FnOnce() + Send>>;
 ///
 /// # Panics
 ///
-/// As [`spawn`](crate::spawn): a panic in `func` goes to the pool's panic handler, and without
+/// As [`spawn`](fn@crate::spawn): a panic in `func` goes to the pool's panic handler, and without
 /// one the process aborts.
 pub fn spawn_fifo<F>(func: F)
 where

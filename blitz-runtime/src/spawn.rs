@@ -26,7 +26,7 @@ use crate::threads::PanicSource;
 /// the global pool from outside every pool), without waiting for it.
 ///
 /// `func` must be `'static`: nothing waits for it, so it cannot borrow from the caller. Use
-/// [`scope`](crate::scope) for tasks that borrow, or a channel to get a result back.
+/// [`scope`](fn@crate::scope) for tasks that borrow, or a channel to get a result back.
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -41,9 +41,10 @@ use crate::threads::PanicSource;
 /// A panic in `func` cannot propagate to anyone: it is passed to the pool's panic handler, and
 /// if the pool has none, **the process aborts**.
 ///
-/// Called from a pool's exit handler on that pool (whose workers are exiting, so `func`
-/// would never run), `spawn` panics instead of losing `func`. The global pool has no panic handler unless
-/// one was configured with [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global).
+/// Called from a pool's exit handler on that pool (whose workers are exiting, so `func` would
+/// never run), `spawn` panics instead of losing `func`. The global pool has no panic handler
+/// unless one was configured with
+/// [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global).
 pub fn spawn<F>(func: F)
 where
     F: FnOnce() + Send + 'static,
@@ -78,7 +79,7 @@ where
 
 /// Runs `op` asynchronously once on every worker of the current pool (the pool of the current
 /// worker thread, or the global pool from outside every pool), without waiting: [`spawn`]'s
-/// form of [`broadcast`](crate::broadcast).
+/// form of [`broadcast`](fn@crate::broadcast).
 ///
 /// ```
 /// use std::sync::mpsc;

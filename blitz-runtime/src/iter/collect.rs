@@ -2,7 +2,7 @@
 //!
 //! Into a `Vec`, an indexed iterator is written in place: the `Vec` reserves its final length
 //! and every piece writes its items at its own offset, so nothing is appended or copied
-//! afterwards. Each piece's written items are owned by a [`Written`] guard until they are
+//! afterwards. Each piece's written items are owned by a [`WrittenRun`] guard until they are
 //! merged with their neighbours'; if anything panics, every guard drops the items it holds and
 //! the `Vec` keeps its old length. An iterator of unknown length (`filter`, ...) collects each
 //! piece into a `Vec` of its own and then moves the pieces into place in parallel.

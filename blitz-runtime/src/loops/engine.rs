@@ -45,7 +45,7 @@ const SHARE_AFTER: u64 = crate::join::LONG_FIRST_CLOSURE;
 pub(crate) static ALWAYS_SHARE: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// The probe's time limit: `limit`, or 0 in tests that set [`ALWAYS_SHARE`].
+/// The probe's time limit: `limit`, or 0 in tests that set `ALWAYS_SHARE`.
 #[inline(always)]
 fn share_after(limit: u64) -> u64 {
     #[cfg(test)]

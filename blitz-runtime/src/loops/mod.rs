@@ -2,9 +2,10 @@
 //!
 //! A loop runs over a [`ParallelSource`]: something that knows its length, can be split in
 //! two at an index, and can be iterated sequentially. The runtime splits the source with
-//! [`Worker::join`] and hands each piece to a *leaf* closure that runs a plain sequential `for`
-//! loop over it, so LLVM sees an ordinary loop it can vectorise, and the body is not called
-//! through a pointer per element (nor per piece through a `dyn`: the leaf is generic).
+//! [`Worker::join`](crate::Worker::join) and hands each piece to a *leaf* closure that runs a
+//! plain sequential `for` loop over it, so LLVM sees an ordinary loop it can vectorise, and the
+//! body is not called through a pointer per element (nor per piece through a `dyn`: the leaf
+//! is generic).
 //!
 //! * Drivers: [`for_each_piece`], [`reduce_pieces`] (what `par_for!` expands to) and the
 //!   [`map_reduce`] convenience; the early-exit searches [`any`], [`all`], [`find_any`] and
