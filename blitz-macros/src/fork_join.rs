@@ -54,7 +54,10 @@ impl Parse for ForkJoin {
             input.parse::<Token![crate]>()?;
             input.parse::<Token![=]>()?;
             krate = Some(common::parse_crate_value(input)?);
-            input.parse::<Token![,]>()?;
+            // Without arms after it, the count check below says what is missing.
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
         }
         let mut arms = Vec::new();
         while !input.is_empty() {
@@ -81,6 +84,14 @@ impl Parse for ForkJoin {
 
 impl Parse for Arm {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Token![let]) {
+            let let_token: Token![let] = input.parse()?;
+            return Err(syn::Error::new_spanned(
+                let_token,
+                "a `fork_join!` arm binds without `let`: write `name = expr` \
+                 (with a type: `name: Type = expr`)",
+            ));
+        }
         // `pat = expr` and the expression `place = value` look alike; try the binding first.
         let fork = input.fork();
         if let Ok(binding) = parse_binding(&fork) {
@@ -379,6 +390,10 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
             return quote_spanned!(pat.span()=> #pat #eq #r;);
         }
         let ty = ty.as_ref().map(|(c, t)| quote!(#c #t));
+        // The result is reported at the end of the arm's expression (a mismatch with `: Type`
+        // then points into the arm, and rustc's conversion hint lands after the expression),
+        // but resolved where the macro's own names are.
+        let r = locate_idents(r, last_token_span(&arm.expr));
         quote_spanned!(pat.span()=> let #pat #ty #eq #r;)
     });
     // No attribute before the first `let`: in expression position (`let t = fork_join!(a =
@@ -388,6 +403,31 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
         let #pat = #join;
         #(#lets)*
     }
+}
+
+/// The span of the last token of `expr` (a whole group if it ends with one): on stable Rust a
+/// proc macro cannot join spans, and the end is where a fix to the expression's type goes.
+fn last_token_span(expr: &Expr) -> Span {
+    expr.to_token_stream()
+        .into_iter()
+        .last()
+        .map_or_else(|| expr.span(), |tt| tt.span())
+}
+
+/// `tokens` with the spans of their identifiers reported at `at` but resolved at their own
+/// place (a `?` after the result keeps its span, so a `?` error still points at the `?`).
+fn locate_idents(tokens: &TokenStream, at: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Ident(ident) = &mut tt {
+                ident.set_span(ident.span().located_at(at));
+            }
+            tt
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -255,7 +255,12 @@ fn turbofish(sig: &Signature, synthesized: usize) -> TokenStream {
         .iter()
         .filter_map(|p| match p {
             GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-            GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            // Braced: a bare name in a generic argument is read as a type first, which a type
+            // of the same name in scope would then be.
+            GenericParam::Const(c) => {
+                let ident = &c.ident;
+                Some(quote!({ #ident }))
+            }
             GenericParam::Lifetime(_) => None,
         })
         .collect();

@@ -1,0 +1,4 @@
+fn main() {
+    let x = blitz::fork_join!(crate = blitz);
+    let _ = x;
+}
