@@ -564,7 +564,9 @@ impl VisitMut for ImplTraitToGeneric<'_> {
             *ty = (*p.elem).clone();
         }
         if let Type::ImplTrait(it) = ty {
-            let name = format_ident!("__BlitzImpl{}", *self.next);
+            // Spanned at the `impl`: an error about the parameter then points at the argument's
+            // type, not at the attribute.
+            let name = format_ident!("__BlitzImpl{}", *self.next, span = it.impl_token.span);
             *self.next += 1;
             let bounds = &it.bounds;
             self.params.push(syn::parse_quote!(#name: #bounds));
