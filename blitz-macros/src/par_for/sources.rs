@@ -21,6 +21,7 @@ pub(super) enum Source {
 /// chain of parallel iterator methods (see [`parallel_chain`]); any other expression is passed
 /// through and must implement `IntoParallelSource`.
 pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
+    check_not_float_range(&pf.source)?;
     let runtime = rewrite_runtime_source(pf)?;
     if let Some(source) = runtime {
         return Ok(Source::Runtime(source));
@@ -45,6 +46,36 @@ pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
             ))
         }
     }
+}
+
+/// Rejects a range with a float literal at either end (`0.0..1.0`), which a `std` range
+/// cannot step through either: without this, rustc reports it once per place the expansion
+/// uses the source.
+fn check_not_float_range(source: &Expr) -> syn::Result<()> {
+    fn is_float(e: &Expr) -> bool {
+        match e {
+            Expr::Lit(l) => matches!(l.lit, syn::Lit::Float(_)),
+            Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && is_float(&u.expr),
+            Expr::Paren(p) => is_float(&p.expr),
+            Expr::Group(g) => is_float(&g.expr),
+            _ => false,
+        }
+    }
+    let range = match source {
+        Expr::Paren(p) => &*p.expr,
+        other => other,
+    };
+    if let Expr::Range(r) = range
+        && r.start.iter().chain(r.end.iter()).any(|e| is_float(e))
+    {
+        return Err(syn::Error::new_spanned(
+            source,
+            "`par_for!` cannot loop over a range of floats (it has no step to count by): loop \
+             over an integer index and compute the float from it, e.g. \
+             `i in 0..n => { let x = i as f64 / n as f64; .. }`",
+        ));
+    }
+    Ok(())
 }
 
 /// The runtime source of `pf`, if it has one: `None` for an iterator chain that has no
