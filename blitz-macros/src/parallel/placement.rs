@@ -109,6 +109,9 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
             ('"', _) => string_len(&chars[i..], 1, 0),
             ('r' | 'b', _) if !ident_char_before(&chars, i) => raw_or_byte_string_len(&chars[i..]),
             ('\'', _) => char_literal_len(&chars[i..]),
+            // An attribute's arguments can hold any expression (`cutoff = n < 20`), whose `<`
+            // would read as an open generic; no attribute decides what a block is.
+            ('#', _) => attribute_len(&chars[i..]),
             _ => 0,
         };
         if skip > 0 {
@@ -127,8 +130,9 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
                 headers.pop();
                 header.clear();
             }
-            // A `;` inside brackets (`impl S<[u8; 2]>`) does not end the header.
-            ';' if !inside_brackets(&header) => header.clear(),
+            // A `;` inside brackets (`impl S<[u8; 2]>`) does not end the header; an open `<`
+            // does not keep it going (`const SMALL: bool = N < 8;` is a comparison).
+            ';' if !inside_round_or_square(&header) => header.clear(),
             _ => header.push(c),
         }
         step(&mut i, 1, &mut at_line, &mut at_col);
@@ -151,6 +155,54 @@ fn inside_brackets(header: &str) -> bool {
         previous = c;
     }
     round_square > 0 || angle > 0
+}
+
+/// Whether `header` has an unclosed `(` or `[`.
+fn inside_round_or_square(header: &str) -> bool {
+    let depth = header.chars().fold(0isize, |depth, c| match c {
+        '(' | '[' => depth + 1,
+        ')' | ']' => depth - 1,
+        _ => depth,
+    });
+    depth > 0
+}
+
+/// The length of the attribute (`#[..]` or `#![..]`) at the start of `s`, or 0 if there is
+/// none; brackets inside its string and char literals do not count.
+fn attribute_len(s: &[char]) -> usize {
+    let mut i = 1;
+    if s.get(i) == Some(&'!') {
+        i += 1;
+    }
+    while s.get(i).is_some_and(|c| c.is_whitespace()) {
+        i += 1;
+    }
+    if s.get(i) != Some(&'[') {
+        return 0;
+    }
+    let mut depth = 0usize;
+    while i < s.len() {
+        match s[i] {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            '"' => {
+                i += string_len(&s[i..], 1, 0);
+                continue;
+            }
+            '\'' => {
+                i += char_literal_len(&s[i..]).max(1);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    s.len()
 }
 
 fn ident_char_before(chars: &[char], i: usize) -> bool {
@@ -323,6 +375,12 @@ mod tests {
             impl S<[u64; 2]> { fn array_generic() {} }
             impl W<{ 1 + 1 }> where [(); 2]: Sized { fn const_block_generic() {} }
             impl<F: Fn() -> u8> X<F> { fn arrow_in_bound() {} }
+            #[blitz::parallel(cutoff = n < 20)]
+            fn fib(n: u64) -> u64 { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }
+            impl Node { fn after_a_comparison_in_an_attribute() {} }
+            const SMALL: bool = 3 < 8;
+            #[doc = "a ] in a string, and a < b"]
+            impl Node2 { fn after_a_comparison_in_a_const() {} }
         "##;
         assert_eq!(block_at(src, "fn inherent_here"), Some(Block::InherentImpl));
         assert_eq!(block_at(src, "fn trait_here"), Some(Block::TraitImpl));
@@ -342,6 +400,8 @@ mod tests {
             "fn array_generic",
             "fn const_block_generic",
             "fn arrow_in_bound",
+            "fn after_a_comparison_in_an_attribute",
+            "fn after_a_comparison_in_a_const",
         ] {
             assert_eq!(
                 block_at(src, inherent),
