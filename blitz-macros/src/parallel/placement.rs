@@ -55,7 +55,7 @@ pub(super) fn is_in_impl(span: Span) -> bool {
 }
 
 /// The kind of block a method is written in.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Block {
     InherentImpl,
     TraitImpl,
@@ -140,7 +140,10 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
     None
 }
 
-/// Whether `header` has an unclosed `(`, `[` or `<` (a `>` of `->` or `=>` closes none).
+/// Whether `header` has an unclosed `(`, `[` or `<`. A `<` opens generics only right after a
+/// name or `::` (`Vec<T>`, `impl<T>`, `for<'a>`, `f::<T>`), as formatted Rust writes them; one
+/// after a space is a comparison or a shift (`a < b`) and would otherwise hold every later
+/// block of the fn in the header. A `>` of `->` or `=>`, or one with no `<` open, closes none.
 fn inside_brackets(header: &str) -> bool {
     let (mut round_square, mut angle) = (0isize, 0isize);
     let mut previous = ' ';
@@ -148,8 +151,8 @@ fn inside_brackets(header: &str) -> bool {
         match c {
             '(' | '[' => round_square += 1,
             ')' | ']' => round_square -= 1,
-            '<' => angle += 1,
-            '>' if previous != '-' && previous != '=' => angle -= 1,
+            '<' if previous.is_alphanumeric() || previous == '_' || previous == ':' => angle += 1,
+            '>' if angle > 0 && previous != '-' && previous != '=' => angle -= 1,
             _ => {}
         }
         previous = c;
@@ -344,6 +347,86 @@ mod tests {
         header_around(src, line, col).map(|h| classify(&h))
     }
 
+    /// Every method in the workspace's own sources, found by syn, against the scan: the block
+    /// the scan reads must be the `impl` or trait syn puts the method in.
+    #[test]
+    fn the_scan_agrees_with_syn_on_every_method_in_the_workspace() {
+        use syn::visit::Visit;
+        struct Methods {
+            found: Vec<(usize, usize, Block, String)>,
+            blocks: Vec<Block>,
+        }
+        impl<'a> Visit<'a> for Methods {
+            fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+                let kind = match i.trait_ {
+                    Some(_) => Block::TraitImpl,
+                    None => Block::InherentImpl,
+                };
+                self.blocks.push(kind);
+                syn::visit::visit_item_impl(self, i);
+                self.blocks.pop();
+            }
+            fn visit_item_trait(&mut self, i: &'a syn::ItemTrait) {
+                self.blocks.push(Block::Other);
+                syn::visit::visit_item_trait(self, i);
+                self.blocks.pop();
+            }
+            fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+                let at = f.sig.fn_token.span.start();
+                let block = *self.blocks.last().expect("a method is in an impl");
+                let name = f.sig.ident.to_string();
+                self.found.push((at.line, at.column + 1, block, name));
+                syn::visit::visit_impl_item_fn(self, f);
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut dirs = vec![root];
+        let (mut files, mut methods, mut wrong) = (0, 0, Vec::new());
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("readable dir").flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                if path.is_dir() {
+                    if name != "target" && !name.to_string_lossy().starts_with('.') {
+                        dirs.push(path);
+                    }
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("readable file");
+                // ui-tests hold files that do not parse on purpose.
+                let Ok(file) = syn::parse_file(&text) else {
+                    continue;
+                };
+                files += 1;
+                let mut visitor = Methods {
+                    found: Vec::new(),
+                    blocks: Vec::new(),
+                };
+                visitor.visit_file(&file);
+                for (line, column, want, name) in visitor.found {
+                    methods += 1;
+                    let got = header_around(&text, line, column).map(|h| classify(&h));
+                    if got != Some(want) {
+                        wrong.push(format!("{}:{line} `{name}`: {got:?}", path.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            files > 100 && methods > 500,
+            "{files} files, {methods} methods"
+        );
+        assert!(
+            wrong.is_empty(),
+            "{} of {methods}:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+    }
+
     #[test]
     fn headers_are_classified() {
         let src = r##"
@@ -375,12 +458,17 @@ mod tests {
             impl S<[u64; 2]> { fn array_generic() {} }
             impl W<{ 1 + 1 }> where [(); 2]: Sized { fn const_block_generic() {} }
             impl<F: Fn() -> u8> X<F> { fn arrow_in_bound() {} }
-            #[blitz::parallel(cutoff = n < 20)]
+            #[blitz::parallel(cutoff = n<20)]
             fn fib(n: u64) -> u64 { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }
             impl Node { fn after_a_comparison_in_an_attribute() {} }
             const SMALL: bool = 3 < 8;
             #[doc = "a ] in a string, and a < b"]
             impl Node2 { fn after_a_comparison_in_a_const() {} }
+            fn merge(v: &mut [u8], mid: usize) {
+                if mid <= v.len() - mid { left() } else { right() }
+                struct State<T> { x: T }
+                impl<T> Drop for State<T> { fn after_a_comparison_in_a_body(&mut self) {} }
+            }
         "##;
         assert_eq!(block_at(src, "fn inherent_here"), Some(Block::InherentImpl));
         assert_eq!(block_at(src, "fn trait_here"), Some(Block::TraitImpl));
@@ -396,6 +484,10 @@ mod tests {
             Some(Block::InherentImpl)
         );
         assert_eq!(block_at(src, "fn after_comments"), Some(Block::TraitImpl));
+        assert_eq!(
+            block_at(src, "fn after_a_comparison_in_a_body"),
+            Some(Block::TraitImpl)
+        );
         for inherent in [
             "fn array_generic",
             "fn const_block_generic",
