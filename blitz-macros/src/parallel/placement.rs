@@ -120,9 +120,11 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
             continue;
         }
         match c {
-            // Braces inside a header's generics (`impl W<{ N + 1 }>`) are an expression, not a
-            // block: skipped, with what they hold.
-            '{' if opaque > 0 || inside_brackets(&header) => opaque += 1,
+            // Braces inside a header's generics or an array type (`impl W<{ N + 1 }>`,
+            // `[u8; { N }]`) are an expression, not a block: skipped, with what they hold.
+            // Inside parentheses they are a block or a closure's body (`spawn(move || { .. })`),
+            // which may hold items of its own.
+            '{' if opaque > 0 || inside_angle_or_square(&header) => opaque += 1,
             '}' if opaque > 0 => opaque -= 1,
             _ if opaque > 0 => {}
             '{' => headers.push(std::mem::take(&mut header)),
@@ -140,24 +142,24 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
     None
 }
 
-/// Whether `header` has an unclosed `(`, `[` or `<`. A `<` opens generics only right after a
-/// name or `::` (`Vec<T>`, `impl<T>`, `for<'a>`, `f::<T>`), as formatted Rust writes them; one
-/// after a space is a comparison or a shift (`a < b`) and would otherwise hold every later
-/// block of the fn in the header. A `>` of `->` or `=>`, or one with no `<` open, closes none.
-fn inside_brackets(header: &str) -> bool {
-    let (mut round_square, mut angle) = (0isize, 0isize);
+/// Whether `header` has an unclosed `[` or `<`. A `<` opens generics only right after a name
+/// or `::` (`Vec<T>`, `impl<T>`, `for<'a>`, `f::<T>`), as formatted Rust writes them; one after
+/// a space is a comparison or a shift (`a < b`) and would otherwise hold every later block of
+/// the fn in the header. A `>` of `->` or `=>`, or one with no `<` open, closes none.
+fn inside_angle_or_square(header: &str) -> bool {
+    let (mut square, mut angle) = (0isize, 0isize);
     let mut previous = ' ';
     for c in header.chars() {
         match c {
-            '(' | '[' => round_square += 1,
-            ')' | ']' => round_square -= 1,
+            '[' => square += 1,
+            ']' => square -= 1,
             '<' if previous.is_alphanumeric() || previous == '_' || previous == ':' => angle += 1,
             '>' if angle > 0 && previous != '-' && previous != '=' => angle -= 1,
             _ => {}
         }
         previous = c;
     }
-    round_square > 0 || angle > 0
+    square > 0 || angle > 0
 }
 
 /// Whether `header` has an unclosed `(` or `[`.
@@ -469,6 +471,12 @@ mod tests {
                 struct State<T> { x: T }
                 impl<T> Drop for State<T> { fn after_a_comparison_in_a_body(&mut self) {} }
             }
+            fn spawns() {
+                std::thread::spawn(move || {
+                    struct Unwinder;
+                    impl Drop for Unwinder { fn in_a_closure_argument(&mut self) {} }
+                });
+            }
         "##;
         assert_eq!(block_at(src, "fn inherent_here"), Some(Block::InherentImpl));
         assert_eq!(block_at(src, "fn trait_here"), Some(Block::TraitImpl));
@@ -486,6 +494,10 @@ mod tests {
         assert_eq!(block_at(src, "fn after_comments"), Some(Block::TraitImpl));
         assert_eq!(
             block_at(src, "fn after_a_comparison_in_a_body"),
+            Some(Block::TraitImpl)
+        );
+        assert_eq!(
+            block_at(src, "fn in_a_closure_argument"),
             Some(Block::TraitImpl)
         );
         for inherent in [
