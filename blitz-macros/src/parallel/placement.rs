@@ -124,7 +124,7 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
             // `[u8; { N }]`) are an expression, not a block: skipped, with what they hold.
             // Inside parentheses they are a block or a closure's body (`spawn(move || { .. })`),
             // which may hold items of its own.
-            '{' if opaque > 0 || inside_angle_or_square(&header) => opaque += 1,
+            '{' if opaque > 0 || open_brackets(&header).in_generics_or_square() => opaque += 1,
             '}' if opaque > 0 => opaque -= 1,
             _ if opaque > 0 => {}
             '{' => headers.push(std::mem::take(&mut header)),
@@ -134,7 +134,7 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
             }
             // A `;` inside brackets (`impl S<[u8; 2]>`) does not end the header; an open `<`
             // does not keep it going (`const SMALL: bool = N < 8;` is a comparison).
-            ';' if !inside_round_or_square(&header) => header.clear(),
+            ';' if !open_brackets(&header).in_round_or_square() => header.clear(),
             _ => header.push(c),
         }
         step(&mut i, 1, &mut at_line, &mut at_col);
@@ -142,34 +142,47 @@ fn header_around(text: &str, line: usize, column: usize) -> Option<String> {
     None
 }
 
-/// Whether `header` has an unclosed `[` or `<`. A `<` opens generics only right after a name
-/// or `::` (`Vec<T>`, `impl<T>`, `for<'a>`, `f::<T>`), as formatted Rust writes them; one after
-/// a space is a comparison or a shift (`a < b`) and would otherwise hold every later block of
-/// the fn in the header. A `>` of `->` or `=>`, or one with no `<` open, closes none.
-fn inside_angle_or_square(header: &str) -> bool {
-    let (mut square, mut angle) = (0isize, 0isize);
+/// How many `(`, `[` and `<` are open at the end of `header`. A `<` opens generics only right
+/// after a name or `::` (`Vec<T>`, `impl<T>`, `for<'a>`, `f::<T>`), as formatted Rust writes
+/// them; one after a space is a comparison or a shift (`a < b`) and would otherwise hold every
+/// later block of the fn in the header. A `>` of `->` or `=>`, or one with no `<` open, closes
+/// none.
+fn open_brackets(header: &str) -> OpenBrackets {
+    let mut open = OpenBrackets::default();
     let mut previous = ' ';
     for c in header.chars() {
         match c {
-            '[' => square += 1,
-            ']' => square -= 1,
-            '<' if previous.is_alphanumeric() || previous == '_' || previous == ':' => angle += 1,
-            '>' if angle > 0 && previous != '-' && previous != '=' => angle -= 1,
+            '(' => open.round += 1,
+            ')' => open.round -= 1,
+            '[' => open.square += 1,
+            ']' => open.square -= 1,
+            '<' if previous.is_alphanumeric() || previous == '_' || previous == ':' => {
+                open.angle += 1;
+            }
+            '>' if open.angle > 0 && previous != '-' && previous != '=' => open.angle -= 1,
             _ => {}
         }
         previous = c;
     }
-    square > 0 || angle > 0
+    open
 }
 
-/// Whether `header` has an unclosed `(` or `[`.
-fn inside_round_or_square(header: &str) -> bool {
-    let depth = header.chars().fold(0isize, |depth, c| match c {
-        '(' | '[' => depth + 1,
-        ')' | ']' => depth - 1,
-        _ => depth,
-    });
-    depth > 0
+/// The result of [`open_brackets`].
+#[derive(Default)]
+struct OpenBrackets {
+    round: isize,
+    square: isize,
+    angle: isize,
+}
+
+impl OpenBrackets {
+    fn in_generics_or_square(&self) -> bool {
+        self.square > 0 || self.angle > 0
+    }
+
+    fn in_round_or_square(&self) -> bool {
+        self.round + self.square > 0
+    }
 }
 
 /// The length of the attribute (`#[..]` or `#![..]`) at the start of `s`, or 0 if there is
