@@ -502,3 +502,44 @@ fn panics_propagate_after_both_sides_finish() {
     }
     assert_eq!(pool.join(|| 1, || 2), (1, 2));
 }
+
+/// The same through the rayon-style [`crate::join`], whose plain path is compiled apart from
+/// `Worker::join`'s: at every depth the panicking fork's `b` still runs (and its own panic
+/// is discarded), the outer `b`s all run, and `a`'s payload is the one that surfaces.
+#[test]
+fn free_join_panics_propagate_after_both_sides_finish_at_every_depth() {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    fn nest(depth: u32, finished: &AtomicUsize) {
+        if depth > 0 {
+            crate::join(
+                || nest(depth - 1, finished),
+                || {
+                    finished.fetch_add(1, Ordering::SeqCst);
+                },
+            );
+            return;
+        }
+        crate::join(
+            || {
+                finished.fetch_add(1, Ordering::SeqCst);
+                panic!("a");
+            },
+            || {
+                finished.fetch_add(1, Ordering::SeqCst);
+                panic!("b");
+            },
+        );
+    }
+    for depth in [0u32, 1, 3, 12] {
+        let finished = AtomicUsize::new(0);
+        let err = panic::catch_unwind(AssertUnwindSafe(|| pool.install(|| nest(depth, &finished))))
+            .unwrap_err();
+        assert_eq!(err.downcast_ref::<&str>(), Some(&"a"), "depth {depth}");
+        assert_eq!(
+            finished.load(Ordering::SeqCst),
+            depth as usize + 2,
+            "depth {depth}"
+        );
+    }
+    assert_eq!(pool.join(|| 1, || 2), (1, 2));
+}
