@@ -235,6 +235,7 @@ pub mod __private {
 
         macro_rules! reduce_impl {
             ($op:ident, $id:expr, |$a:ident, $b:ident| $combine:expr; $($t:ty),*) => {$(
+                #[diagnostic::do_not_recommend]
                 impl Reduce<$op> for $t {
                     #[inline(always)]
                     fn identity() -> Self {
