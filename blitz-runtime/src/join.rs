@@ -203,16 +203,6 @@ impl Worker {
         A: FnOnce(&Worker) -> RA,
         B: FnOnce(&Worker) -> RB,
     {
-        self.run_plain(a, b)
-    }
-
-    /// The body of a fork that is not recorded (see [`join_plain`](Self::join_plain)).
-    #[inline(always)]
-    fn run_plain<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&Worker) -> RA,
-        B: FnOnce(&Worker) -> RB,
-    {
         if self.has_request_to_answer() {
             return self.run_plain_answering(a, b);
         }
