@@ -34,10 +34,13 @@ use crate::yielding::{Yield, yield_on};
 /// ```
 ///
 /// Dropping the pool waits for its pending work (including `spawn`ed jobs), wakes every worker
-/// and joins its thread. Dropped on a worker thread (of this pool or any other), it returns at
-/// once instead: the pending work may need that very thread (a job that broadcasts on the
-/// dropping worker's pool, say), so waiting could hang. The workers then finish the pending
-/// work and exit, and a background thread joins them.
+/// and joins its thread, once the workers have finished on their own. Workers may be waiting
+/// for the very thread that drops the pool (an exit handler that meets it at a barrier, a
+/// spawned job that waits for a message sent after the drop), so the wait is bounded: if the
+/// workers have not all finished within a second, the drop returns, and they finish the
+/// pending work and exit later, joined by a background thread. Dropped on a worker thread (of
+/// this pool or any other), it returns at once, for the same reason (a pending job that
+/// broadcasts on the dropping worker's pool, say).
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
@@ -215,7 +218,8 @@ impl ThreadPool {
     }
 
     /// [`spawn`](fn@crate::spawn) on this pool: runs `func` on one of its workers without waiting.
-    /// Dropping the pool waits for every spawned task.
+    /// Dropping the pool waits for every spawned task (for a second at most, see
+    /// [`ThreadPool`]).
     ///
     /// A panic in `func` goes to the pool's [panic
     /// handler](ThreadPoolBuilder::panic_handler); without one, the process aborts.

@@ -28,7 +28,7 @@ use crate::pacing::RequestPacing;
 use crate::scope_fifo::SpawnFifoQueue;
 use crate::sleep::Sleep;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::threads::{Handlers, StartGate};
+use crate::threads::{ExitTally, Handlers, StartGate};
 
 use crate::unwind::AbortOnUnwind;
 use crate::watch::OutsideWatch;
@@ -74,6 +74,8 @@ pub(crate) struct Registry {
     fifo_spawns: SpawnFifoQueue,
     /// Where new workers wait for the build to finish starting them all.
     start_gate: StartGate,
+    /// How many workers have finished, for a dropped pool's wait (see `release_workers`).
+    exit_tally: ExitTally,
 }
 
 impl Registry {
@@ -101,12 +103,18 @@ impl Registry {
             outside_watch: OutsideWatch::new(),
             fifo_spawns: SpawnFifoQueue::new(),
             start_gate: StartGate::new(),
+            exit_tally: ExitTally::new(),
         })
     }
 
     /// Where new workers wait for the build to finish starting them all.
     pub(crate) fn start_gate(&self) -> &StartGate {
         &self.start_gate
+    }
+
+    /// The count of workers that have finished.
+    pub(crate) fn exit_tally(&self) -> &ExitTally {
+        &self.exit_tally
     }
 
     /// The queue of this pool's `spawn_fifo` bodies.

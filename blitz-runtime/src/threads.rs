@@ -5,8 +5,9 @@ use std::any::Any;
 use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::registry::{Registry, Worker};
 use crate::thread_spawn::{ThreadSpawn, thread_builder};
@@ -56,6 +57,48 @@ impl StartGate {
     /// Waits for [`open`](Self::open); true if the build succeeded.
     fn wait(&self) -> bool {
         *self.outcome.wait()
+    }
+}
+
+/// How long dropping a pool waits for its workers to finish (see [`release_workers`]).
+#[cfg(not(miri))]
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+/// Under Miri, which interprets a thousand times slower and reports threads still running when
+/// the program ends: as good as no limit (no Miri test has a worker wait for the dropper).
+#[cfg(miri)]
+const EXIT_WAIT: Duration = Duration::from_secs(3600);
+
+/// The number of a pool's workers that have finished (run their exit handler and left their
+/// main loop), for a dropped pool to wait on with a time limit, which a thread's `join` does
+/// not have.
+pub(crate) struct ExitTally {
+    finished: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl ExitTally {
+    pub(crate) fn new() -> ExitTally {
+        ExitTally {
+            finished: Mutex::new(0),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Worker threads call this last, on their way out.
+    fn worker_finished(&self) {
+        *self.finished.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.changed.notify_all();
+    }
+
+    /// Waits until `workers` workers have finished, or `limit` has passed; true in the first
+    /// case.
+    fn wait_for(&self, workers: usize, limit: Duration) -> bool {
+        let finished = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+        let (finished, _) = self
+            .changed
+            .wait_timeout_while(finished, limit, |finished| *finished < workers)
+            .unwrap_or_else(|p| p.into_inner());
+        *finished >= workers
     }
 }
 
@@ -231,20 +274,28 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
         );
     }
     Worker::leave_thread();
+    registry.exit_tally().worker_finished();
     abort.disarm();
 }
 
 /// Releases the pool handle's hold on `registry` and disposes of its worker threads: joins
-/// them, or, on a worker thread of any pool, has a background thread join them.
+/// them once they have finished their pending work and exit handlers, if that takes less than
+/// [`EXIT_WAIT`]; otherwise, or on a worker thread of any pool, has a background thread join
+/// them.
 ///
-/// A worker must not wait for the pool's threads: they may be waiting, directly or not, for
-/// the very thread that drops the pool (a pending job of the dropped pool that needs a
-/// broadcast on the dropping worker's pool, say), which would hang both. Rayon never joins;
-/// here the threads are still joined, only not on the dropping thread, so none outlives its
-/// pending work unnoticed.
+/// The workers may be waiting, directly or not, for the very thread that drops the pool: a
+/// start or exit handler that meets it at a barrier (as rayon's own tests of the handlers do),
+/// a spawned task that waits for a message it sends after the drop, a pending job that needs a
+/// broadcast on the dropping worker's pool. Joining them unconditionally would hang both sides.
+/// Rayon never joins; here a drop still returns with every worker gone whenever they finish on
+/// their own, so that exit handlers have run and spawned tasks are done when it returns.
 pub(crate) fn release_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
     registry.terminate();
-    if Worker::current().is_some() {
+    if threads.is_empty() {
+        // A spawn handler started the workers: they are not ours to wait for.
+        return;
+    }
+    if Worker::current().is_some() || !registry.exit_tally().wait_for(threads.len(), EXIT_WAIT) {
         join_in_background(threads);
         return;
     }

@@ -6,7 +6,7 @@ mod common;
 
 use std::panic;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Barrier, Mutex, mpsc};
 
 use blitz_runtime::ThreadPoolBuilder;
 
@@ -47,6 +47,72 @@ fn dropping_a_pool_on_a_worker_of_another_pool_does_not_wait_for_it() {
     while exited.load(Ordering::SeqCst) < 2 {
         std::thread::yield_now();
     }
+}
+
+/// The workers wait for the thread that drops their pool: each exit handler meets it at a
+/// barrier after the drop (as rayon's test of exit handlers does). The drop must return
+/// (after waiting a while for the workers) so that the barrier can open.
+#[test]
+fn exit_handlers_that_wait_for_the_dropping_thread_do_not_hang_the_drop() {
+    let _watchdog = Watchdog::arm("exit_handlers_that_wait_for_the_dropping_thread");
+    let workers = 4;
+    let barrier = Arc::new(Barrier::new(workers + 1));
+    let ran = Arc::new(AtomicUsize::new(0));
+    let pool = {
+        let (barrier, ran) = (Arc::clone(&barrier), Arc::clone(&ran));
+        ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .exit_handler(move |_| {
+                ran.fetch_add(1, Ordering::SeqCst);
+                barrier.wait();
+            })
+            .build()
+            .unwrap()
+    };
+    assert_eq!(pool.join(|| 1, || 2), (1, 2));
+    drop(pool);
+    barrier.wait();
+    assert_eq!(ran.load(Ordering::SeqCst), workers);
+}
+
+/// The same with start handlers, and the pool dropped right after `build` (rayon's test of
+/// start handlers: `let _ = builder.build()`, then the barrier).
+#[test]
+fn start_handlers_that_wait_for_the_dropping_thread_do_not_hang_the_drop() {
+    let _watchdog = Watchdog::arm("start_handlers_that_wait_for_the_dropping_thread");
+    let workers = 4;
+    let barrier = Arc::new(Barrier::new(workers + 1));
+    let ran = Arc::new(AtomicUsize::new(0));
+    {
+        let (barrier, ran) = (Arc::clone(&barrier), Arc::clone(&ran));
+        let _ = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .start_handler(move |_| {
+                ran.fetch_add(1, Ordering::SeqCst);
+                barrier.wait();
+            })
+            .build()
+            .unwrap();
+    }
+    barrier.wait();
+    assert_eq!(ran.load(Ordering::SeqCst), workers);
+}
+
+/// A spawned task waits for a message that its pool's dropper sends after the drop: the drop
+/// returns, the task still runs to the end on the terminating pool.
+#[test]
+fn a_spawned_task_that_waits_for_the_dropping_thread_still_completes() {
+    let _watchdog = Watchdog::arm("a_spawned_task_that_waits_for_the_dropping_thread");
+    let pool = pool(2);
+    let (message_tx, message_rx) = mpsc::channel::<u32>();
+    let (done_tx, done_rx) = mpsc::channel::<u32>();
+    pool.spawn(move || {
+        let message = message_rx.recv().unwrap();
+        done_tx.send(message + 1).unwrap();
+    });
+    drop(pool);
+    message_tx.send(41).unwrap();
+    assert_eq!(done_rx.recv().unwrap(), 42);
 }
 
 // ---------------------------------------------------------------------------------------------
