@@ -60,7 +60,8 @@ pub enum ThreadPoolBuildError {
         value: String,
     },
     /// `build_global` was called after the global pool already existed (built by an earlier
-    /// `build_global`, or created on first use).
+    /// `build_global`, or created on first use): it must be called once, before the global
+    /// pool is first used.
     GlobalPoolAlreadyInitialized,
     /// The operating system refused to start a worker thread.
     ThreadSpawn(io::Error),
@@ -84,11 +85,10 @@ impl fmt::Display for ThreadPoolBuildError {
                 "invalid value {value:?} for the environment variable {name}: expected a \
                  number of threads (a non-negative integer; 0 means one per CPU)"
             ),
-            ThreadPoolBuildError::GlobalPoolAlreadyInitialized => write!(
-                f,
-                "the global thread pool has already been initialized (build_global must be \
-                 called once, before the global pool is first used)"
-            ),
+            // rayon's text, word for word: code ported from rayon may compare it.
+            ThreadPoolBuildError::GlobalPoolAlreadyInitialized => {
+                write!(f, "The global thread pool has already been initialized.")
+            }
             ThreadPoolBuildError::ThreadSpawn(err) => {
                 write!(f, "failed to spawn a worker thread: {err}")
             }
