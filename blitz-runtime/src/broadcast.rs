@@ -94,7 +94,7 @@ where
     R: Send,
 {
     // Before anything is queued: from an exit handler, the other workers are gone.
-    owner.registry().accept_work("broadcast");
+    owner.registry().accept_broadcast("broadcast");
     let num_threads = owner.num_threads();
     let latch = CountLatch::new(Some(owner));
     let jobs: Vec<_> = (0..num_threads)

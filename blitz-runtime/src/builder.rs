@@ -306,7 +306,10 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Called on each worker thread, with its index, before it runs any job, once `build` has
     /// started every worker (so the handler may wait for its peers, with a `broadcast` for
-    /// instance; a build that fails runs no handler). The handler may submit work to its own
+    /// instance). If the build fails half-way, the workers it started still run their start
+    /// and exit handlers, as in rayon, but a `broadcast` or `spawn_broadcast` there panics
+    /// (the missing workers could never run their part), and a handler's panic is dropped:
+    /// the build reports its own error. The handler may submit work to its own
     /// pool (`blitz::spawn`): each worker holds the pool open until its start handler has
     /// returned, so that work runs even if the pool's handle is dropped right after `build`.
     pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {

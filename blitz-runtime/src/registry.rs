@@ -271,6 +271,19 @@ impl Registry {
         }
     }
 
+    /// [`accept_work`](Self::accept_work) for work that needs every worker (a broadcast):
+    /// also panics on the workers of a failed build, whose missing workers would never run
+    /// their part (see [`StartGate`]).
+    pub(crate) fn accept_broadcast(&self, what: &str) {
+        self.accept_work(what);
+        if self.start_gate.failed() {
+            panic!(
+                "blitz: {what} refused: this pool's build failed before every worker was \
+                 started, so the missing workers could never run their part"
+            );
+        }
+    }
+
     /// Drops one count; at zero, tells every worker to exit once it is idle.
     pub(crate) fn terminate(&self) {
         // AcqRel: whoever drops the last count sees everything done under the other counts.

@@ -259,7 +259,7 @@ impl<'scope> Scope<'scope> {
     {
         // Before anything is counted or queued: from an exit handler the other workers are
         // gone, and a job queued for one of them would keep the scope waiting forever.
-        self.registry.accept_work("spawn_broadcast");
+        self.registry.accept_broadcast("spawn_broadcast");
         let body = Arc::new(body);
         let jobs: Vec<_> = (0..self.registry.num_threads())
             .map(|_| {

@@ -112,6 +112,7 @@ pub(crate) fn spawn_broadcast_in<OP>(registry: &Arc<Registry>, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
+    registry.accept_broadcast("spawn_broadcast");
     let op = Arc::new(op);
     let jobs: Vec<_> = (0..registry.num_threads())
         .map(|_| {

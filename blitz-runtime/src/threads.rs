@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::registry::{Registry, Worker};
 use crate::thread_spawn::{ThreadSpawn, thread_builder};
-use crate::unwind::{AbortOnUnwind, abort};
+use crate::unwind::{AbortOnUnwind, abort, drop_quietly};
 
 /// Called with a panic payload that escaped a spawned task or a handler.
 pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
@@ -31,10 +31,11 @@ pub(crate) struct Handlers {
 /// Holds every new worker before its start handler until the build has started them all, or
 /// failed.
 ///
-/// A start handler may wait for its peers (a `broadcast` runs one job on every worker): on a
-/// build that fails half-way, the workers never started would keep it waiting, and the build,
-/// which joins the workers it started, with it. So the workers of a failed build run no
-/// handler at all; they only exit.
+/// A start handler may wait for its peers (a `broadcast` runs one job on every worker). On a
+/// build that fails half-way, the workers it started still run their start and exit handlers,
+/// as rayon's do, but work that needs every worker is refused there
+/// ([`Registry::accept_broadcast`]): the workers never started would keep it, and the build,
+/// which joins the workers it started, waiting forever.
 pub(crate) struct StartGate {
     /// Set once, when the build has started every worker (`true`) or failed (`false`).
     outcome: OnceLock<bool>,
@@ -57,6 +58,11 @@ impl StartGate {
     /// Waits for [`open`](Self::open); true if the build succeeded.
     fn wait(&self) -> bool {
         *self.outcome.wait()
+    }
+
+    /// True if the build failed (false while it is still starting workers).
+    pub(crate) fn failed(&self) -> bool {
+        self.outcome.get() == Some(&false)
     }
 }
 
@@ -155,17 +161,25 @@ impl Registry {
         }
     }
 
-    /// Runs a start/exit handler, routing its panic to `handle_panic`.
+    /// Runs a start/exit handler, routing its panic to `handle_panic`. On the workers of a
+    /// failed build the panic is dropped instead (after the panic hook has reported it): the
+    /// build returns its own error, and a refused broadcast (see [`StartGate`]) must not
+    /// abort the process for want of a panic handler.
     fn run_thread_handler(
         &self,
         handler: &Option<Box<ThreadHandler>>,
         index: usize,
         source: PanicSource,
+        built: bool,
     ) {
         if let Some(handler) = handler
             && let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| handler(index)))
         {
-            self.handle_panic(payload, source);
+            if built {
+                self.handle_panic(payload, source);
+            } else {
+                drop_quietly(payload);
+            }
         }
     }
 }
@@ -175,8 +189,8 @@ impl Registry {
 ///
 /// A build that fails half-way leaves nothing running: if a thread cannot be started, or the
 /// `thread_name` closure or a spawn handler panics, the pool is terminated, so the workers
-/// already started exit without running a handler (see [`StartGate`]; those the pool started
-/// are joined) before the error is returned (or the panic resumed).
+/// already started run their start and exit handlers and exit (see [`StartGate`]; those the
+/// pool started are joined) before the error is returned (or the panic resumed).
 pub(crate) fn start_workers(
     registry: &Arc<Registry>,
     mut thread_name: Option<&mut ThreadNameFn>,
@@ -249,13 +263,12 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
     let built = registry.start_gate().wait();
     let worker = Worker::new(Arc::clone(&registry), index);
     Worker::enter_thread(&worker);
-    if built {
-        registry.run_thread_handler(
-            &registry.handlers().start,
-            index,
-            PanicSource::StartHandler(index),
-        );
-    }
+    registry.run_thread_handler(
+        &registry.handlers().start,
+        index,
+        PanicSource::StartHandler(index),
+        built,
+    );
     if holds_pool_until_started(&registry) {
         // The count `start_workers` took for this worker's start handler.
         registry.terminate();
@@ -266,13 +279,12 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize) {
     // Termination happens only when no job can still be pending (the terminate count), so our
     // deque is empty.
     debug_assert!(worker.take_local_job().is_none());
-    if built {
-        registry.run_thread_handler(
-            &registry.handlers().exit,
-            index,
-            PanicSource::ExitHandler(index),
-        );
-    }
+    registry.run_thread_handler(
+        &registry.handlers().exit,
+        index,
+        PanicSource::ExitHandler(index),
+        built,
+    );
     Worker::leave_thread();
     registry.exit_tally().worker_finished();
     abort.disarm();

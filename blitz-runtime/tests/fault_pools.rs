@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::panic;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, mpsc};
 
@@ -220,20 +220,25 @@ fn panicking_thread_name_stops_the_workers_already_started() {
 
 /// A start handler that waits for every worker (a broadcast) on a build that fails half-way:
 /// the workers never started would keep it, and the build's join of the started ones, waiting
-/// forever. The workers of a failed build run no handler.
+/// forever. The started workers run their handlers, and the broadcast is refused there.
 #[test]
-fn a_failed_build_runs_no_handler_that_could_wait_for_missing_workers() {
-    let _watchdog = Watchdog::arm("a_failed_build_runs_no_handler");
+fn a_failed_build_refuses_a_broadcast_that_would_wait_for_missing_workers() {
+    let _watchdog = Watchdog::arm("a_failed_build_refuses_a_broadcast");
     for _ in 0..20 {
-        let handlers_run = Arc::new(AtomicUsize::new(0));
-        let (on_start, on_exit) = (Arc::clone(&handlers_run), Arc::clone(&handlers_run));
+        let refusals = Arc::new(Mutex::new(Vec::new()));
+        let exits = Arc::new(AtomicUsize::new(0));
+        let (on_start, on_exit) = (Arc::clone(&refusals), Arc::clone(&exits));
         let err = panic::catch_unwind(|| {
             ThreadPoolBuilder::new()
                 .num_threads(3)
                 .thread_name(name_all_but_worker_2)
                 .start_handler(move |_| {
-                    on_start.fetch_add(1, Ordering::SeqCst);
-                    blitz_runtime::broadcast(|ctx| ctx.index());
+                    let refused =
+                        panic::catch_unwind(|| blitz_runtime::broadcast(|ctx| ctx.index()))
+                            .unwrap_err();
+                    on_start.lock().unwrap().push(describe(refused));
+                    // Uncaught, the refusal is dropped too: the build reports its own error.
+                    blitz_runtime::spawn_broadcast(|_| ());
                 })
                 .exit_handler(move |_| {
                     on_exit.fetch_add(1, Ordering::SeqCst);
@@ -242,7 +247,13 @@ fn a_failed_build_runs_no_handler_that_could_wait_for_missing_workers() {
         })
         .unwrap_err();
         assert_eq!(describe(err), "no name for worker 2");
-        assert_eq!(handlers_run.load(Ordering::SeqCst), 0);
+        // `build` joined the two started workers: both ran both handlers.
+        let refusals = refusals.lock().unwrap().clone();
+        assert_eq!(refusals.len(), 2);
+        for refusal in refusals {
+            assert!(refusal.contains("build failed"), "{refusal}");
+        }
+        assert_eq!(exits.load(Ordering::SeqCst), 2);
     }
     // A build that succeeds runs the same handlers, broadcast included, on every worker.
     let handlers_run = Arc::new(AtomicUsize::new(0));
@@ -258,4 +269,32 @@ fn a_failed_build_runs_no_handler_that_could_wait_for_missing_workers() {
     pool.install(|| ());
     drop(pool);
     assert_eq!(handlers_run.load(Ordering::SeqCst), 3);
+}
+
+/// rayon's test of a panicking `thread_name`: the build fails with that panic, and the workers
+/// started before it ran their start and exit handlers.
+#[test]
+fn a_panicking_thread_name_leaves_the_started_workers_to_run_their_handlers() {
+    let _watchdog = Watchdog::arm("a_panicking_thread_name_leaves_the_started_workers");
+    let starts = Arc::new(AtomicUsize::new(0));
+    let exits = Arc::new(AtomicUsize::new(0));
+    let (on_start, on_exit) = (Arc::clone(&starts), Arc::clone(&exits));
+    let builder = ThreadPoolBuilder::new()
+        .num_threads(10)
+        .start_handler(move |_| {
+            on_start.fetch_add(1, Ordering::SeqCst);
+        })
+        .exit_handler(move |_| {
+            on_exit.fetch_add(1, Ordering::SeqCst);
+        })
+        .thread_name(|i| {
+            if i >= 5 {
+                panic!("no name past 4");
+            }
+            format!("named#{i}")
+        });
+    let err = panic::catch_unwind(AssertUnwindSafe(|| builder.build())).unwrap_err();
+    assert_eq!(describe(err), "no name past 4");
+    assert_eq!(starts.load(Ordering::SeqCst), 5);
+    assert_eq!(exits.load(Ordering::SeqCst), 5);
 }
