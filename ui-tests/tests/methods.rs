@@ -613,3 +613,55 @@ fn exclusive_receivers_and_arguments() {
     assert_eq!(after, before + (1 << 12) - 1);
     assert_eq!(pool.install(|| tree.sum()), after);
 }
+
+// ---------------------------------------------------------------- computed receivers
+
+/// A search state passed by value: each branch takes a copy, the last one the original.
+#[derive(Clone)]
+struct Path {
+    steps: Vec<u8>,
+}
+
+impl Path {
+    fn with(mut self, step: u8) -> Path {
+        self.steps.push(step);
+        self
+    }
+
+    /// The sum over all leaves of each leaf's path length, a copy made in the receiver.
+    #[blitz::parallel]
+    fn weigh(self, depth: u32, rv: &Rendezvous) -> u64 {
+        if depth == 0 {
+            rv.leaf();
+            return self.steps.len() as u64;
+        }
+        self.clone().with(0).weigh(depth - 1, rv) + self.with(1).weigh(depth - 1, rv)
+    }
+
+    /// The same in statements, with the copy's receiver a plain `clone()`.
+    #[blitz::parallel]
+    fn weigh_statements(self, depth: u32) -> u64 {
+        if depth == 0 {
+            return self.steps.len() as u64;
+        }
+        let left = self.clone().weigh_statements(depth - 1);
+        let right = self.weigh_statements(depth - 1);
+        left + right + 1
+    }
+}
+
+#[test]
+fn a_receiver_that_computes_a_value_is_evaluated_before_the_fork() {
+    let pool = pool(2);
+    let start = || Path { steps: vec![7; 3] };
+    let depth = 10;
+    let rv = Rendezvous::new(2);
+    let weight = pool.install(|| start().weigh(depth, &rv));
+    assert!(rv.all_arrived(), "the computed receivers did not fork");
+    assert_eq!(weight, (1u64 << depth) * (3 + depth as u64));
+    let leaves = 1u64 << depth;
+    assert_eq!(
+        pool.install(|| start().weigh_statements(depth)),
+        leaves * 3 + (leaves - 1)
+    );
+}

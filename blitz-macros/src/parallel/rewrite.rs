@@ -323,17 +323,18 @@ impl<'a> Rewriter<'a> {
         changed_later: &HashSet<String>,
         hoisted: &mut Vec<Hoisted>,
     ) {
+        let callee = self.callee;
+        let receiver_hoists = hoisted_receiver(call, callee);
         let (receiver, args) = match call {
             Expr::Call(c) => (None, &mut c.args),
             Expr::MethodCall(m) => (Some(&mut *m.receiver), &mut m.args),
             _ => return,
         };
-        let callee = self.callee;
         let hoists: Vec<bool> = args
             .iter()
             .map(|arg| hoisted_argument(arg, callee))
             .collect();
-        if !hoists.contains(&true) && changed_later.is_empty() {
+        if !hoists.contains(&true) && !receiver_hoists && changed_later.is_empty() {
             return;
         }
         // Per argument, what the hoisted arguments after it may change.
@@ -355,12 +356,20 @@ impl<'a> Rewriter<'a> {
             }
             if is_place(receiver) {
                 hoist_place_parts(receiver, &changed, hoisted);
-            } else if !callee.makes_call(receiver)
-                && !matches!(receiver, Expr::Lit(_))
-                && (has_effects(receiver) || names_any(receiver, &changed))
+            } else if receiver_hoists
+                || (!callee.makes_call(receiver)
+                    && !matches!(receiver, Expr::Lit(_))
+                    && names_any(receiver, &changed))
             {
                 self.visit_expr_mut(receiver);
-                hoisted.push(Hoisted::take(receiver, hoisted.len(), true));
+                let value = Hoisted::take(receiver, hoisted.len(), false);
+                // A value receiver stays a value, `{ v }`, not the binding (a place): a place
+                // receiver would redirect the call to the copy, and a value's method may be a
+                // same-named one of another type (see `CallForm::OtherMethod`). The block is a
+                // temporary, so a `&mut self` method needs no `mut` binding.
+                let name = &value.name;
+                *receiver = syn::parse_quote!({ #name });
+                hoisted.push(value);
             }
         }
         for (i, arg) in args.iter_mut().enumerate() {
@@ -402,15 +411,34 @@ pub(super) fn statement_hoisted_arguments(stmt: &Stmt, callee: &Callee) -> Vec<E
         .unwrap_or_default()
 }
 
-/// The arguments of the recursive call `call` evaluated before the fork.
+/// Whether the receiver of the forked method call `call` is evaluated before the fork: a
+/// value that computes something (`self.clone().f(n)`, `make().f(n)`), as an argument would
+/// be. A place receiver stays where it is (only its computed parts are hoisted, see
+/// `hoist_place_parts`), and so does one the call is redirected on (`a.as_ref().unwrap()`,
+/// see `CallForm::PlaceMethod`).
+fn hoisted_receiver(call: &Expr, callee: &Callee) -> bool {
+    let Expr::MethodCall(m) = call else {
+        return false;
+    };
+    let receiver = &*m.receiver;
+    callee.call_form(call) == Some(CallForm::OtherMethod)
+        && !is_place(receiver)
+        && !matches!(receiver, Expr::Lit(_))
+        && !callee.makes_call(receiver)
+        && has_effects(receiver)
+}
+
+/// The receiver and arguments of the recursive call `call` evaluated before the fork.
 fn hoisted_arguments<'e>(call: &'e Expr, callee: &Callee) -> Vec<&'e Expr> {
-    let args = match call {
-        Expr::Call(c) => &c.args,
-        Expr::MethodCall(m) => &m.args,
+    let (receiver, args) = match call {
+        Expr::Call(c) => (None, &c.args),
+        Expr::MethodCall(m) => (Some(&*m.receiver), &m.args),
         _ => return Vec::new(),
     };
-    args.iter()
-        .filter(|a| hoisted_argument(a, callee))
+    let receiver = receiver.filter(|_| hoisted_receiver(call, callee));
+    receiver
+        .into_iter()
+        .chain(args.iter().filter(|a| hoisted_argument(a, callee)))
         .collect()
 }
 

@@ -223,10 +223,13 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
         quote!(a.as_ref().unwrap().__blitz_eval(__blitz_w, k)),
         quote!((*b).__blitz_eval(__blitz_w, k)),
         quote!(-e.__blitz_eval(__blitz_w, k)),
-        // Another type's fn, or another receiver: forked as written.
+        // Another type's fn, or another receiver: forked as written (a receiver that
+        // computes something is computed before the fork and stays a value, `{ v }`).
         quote!(|__blitz_w| Expr::eval(r, k)),
-        quote!(|__blitz_w| v.iter().eval(k)),
-        quote!(|__blitz_w| v.first().eval(k)),
+        quote!(match v.iter()),
+        quote!(match v.first()),
+        quote!(|__blitz_w| { __blitz_v0 }.eval(k)),
+        quote!(|__blitz_w| { __blitz_v1 }.eval(k)),
         // Wrong arity or a turbofish on a non-generic fn: not recursive calls.
         quote!(n.eval(k, 1) + n.eval::<u8>(k) + n.eval()),
     ] {
