@@ -85,10 +85,10 @@ impl StmtNames {
 }
 
 /// Why a statement cannot join a run.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(super) enum Conflict {
-    /// It uses or rebinds an earlier statement's result.
-    Depends,
+    /// It uses or rebinds an earlier statement's result, the name held.
+    Depends(String),
     /// It and an earlier statement change something the other one uses.
     Changes,
 }
@@ -105,11 +105,15 @@ impl RunNames {
     /// statement binds or assigns is fine: the assignments run after the join, in order.
     pub(super) fn conflict_with(&self, next: &StmtNames, callee: &Callee) -> Option<Conflict> {
         let run = &self.0;
-        let bound = |names: &HashSet<String>| {
-            !names.is_disjoint(&run.lets) || !names.is_disjoint(&run.assigned)
-        };
-        if bound(&next.reads) || bound(&next.lets) {
-            return Some(Conflict::Depends);
+        // The first in name order of the run's results that `next` reads or rebinds.
+        let bound = next
+            .reads
+            .iter()
+            .chain(&next.lets)
+            .filter(|n| run.lets.contains(*n) || run.assigned.contains(*n))
+            .min();
+        if let Some(name) = bound {
+            return Some(Conflict::Depends(name.clone()));
         }
         let roots: HashSet<String> = run.changes.union(&next.changes).cloned().collect();
         let uses = |branches: &[Expr]| {

@@ -40,9 +40,11 @@ pub(super) fn expand(
         if rw.kept_in_order
             || rw.unparsed_fork_join
             || callee.calls_itself_in_closure_or_loop(&func.block)
+            || callee.wrong_arity_call(&func.block)
         {
             // Calls in closures and loops are not fork points, nor are statements that change
-            // what each other use: the fn runs as written.
+            // what each other use: the fn runs as written. So does a fn that calls itself with
+            // the wrong number of arguments, for rustc to report that call alone.
             return Ok(func.to_token_stream());
         }
         return Err(rw

@@ -280,7 +280,8 @@ impl Callee {
                 if !self.is_method {
                     let free = p.path.leading_colon.is_none()
                         && segs.len() == 1
-                        && segs[0].ident == self.name;
+                        && segs[0].ident == self.name
+                        && c.args.len() == self.arity;
                     return free.then_some(CallForm::Free);
                 }
                 let args = self.arity + usize::from(self.has_receiver);
@@ -402,6 +403,56 @@ impl Callee {
     /// `e` is worth forking as a whole; a closure itself is not.
     pub(super) fn makes_call(&self, e: &Expr) -> bool {
         !matches!(e, Expr::Closure(_)) && self.find_call(|f| f.visit_expr(e), Reach::Evaluated)
+    }
+
+    /// A call in `block` that can only mean this fn but passes the wrong number of arguments:
+    /// `name(..)` in a free fn, `Self::name(..)` or `self.name(..)` in a method. It is no
+    /// recursive call to fork; left as written, it gets rustc's own arity error, which names
+    /// the fn's real parameters (a redirected call would count the context too).
+    pub(super) fn wrong_arity_call(&self, block: &syn::Block) -> bool {
+        struct Finder<'a> {
+            callee: &'a Callee,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+                let callee = self.callee;
+                if let Expr::Path(p) = &*c.func
+                    && p.qself.is_none()
+                    && p.path.leading_colon.is_none()
+                {
+                    let segs = &p.path.segments;
+                    let (named, arity) = if callee.is_method {
+                        let named = segs.len() == 2
+                            && segs[0].ident == "Self"
+                            && segs[1].ident == callee.name;
+                        (named, callee.arity + usize::from(callee.has_receiver))
+                    } else {
+                        (
+                            segs.len() == 1 && segs[0].ident == callee.name,
+                            callee.arity,
+                        )
+                    };
+                    self.found |= named && c.args.len() != arity;
+                }
+                syn::visit::visit_expr_call(self, c);
+            }
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                let callee = self.callee;
+                self.found |= callee.has_receiver
+                    && m.method == callee.name
+                    && matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"))
+                    && m.args.len() != callee.arity;
+                syn::visit::visit_expr_method_call(self, m);
+            }
+            fn visit_item(&mut self, _: &'ast Item) {}
+        }
+        let mut finder = Finder {
+            callee: self,
+            found: false,
+        };
+        finder.visit_block(block);
+        finder.found
     }
 
     /// Whether the body makes a recursive call inside a closure, a loop or a `par_for!` (where

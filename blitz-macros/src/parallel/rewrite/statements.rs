@@ -49,7 +49,10 @@ impl Rewriter<'_> {
                 if !group.is_empty()
                     && let Some(conflict) = run.conflict_with(&names, self.callee)
                 {
-                    self.kept_in_order |= conflict == Conflict::Changes;
+                    match conflict {
+                        Conflict::Changes => self.kept_in_order = true,
+                        Conflict::Depends(name) => self.record_dependent(&stmt, &name),
+                    }
                     self.flush(&mut group, &mut out, false);
                     run = RunNames::default();
                 }
@@ -96,6 +99,22 @@ impl Rewriter<'_> {
                 format!("`#[parallel]` found no fork point in `{name}`: {error}"),
             )
         });
+    }
+
+    /// `stmt` recurses but uses `name`, the result of the recursing statement before it: the
+    /// reason the fn has no fork point, if it ends up with none (`let a = f(x); f(y) + a`).
+    fn record_dependent(&mut self, stmt: &Stmt, name: &str) {
+        let at = first_ident(stmt.to_token_stream(), name)
+            .map_or_else(|| stmt.span(), |ident| ident.span());
+        self.record_unforkable(syn::Error::new(
+            at,
+            format!(
+                "this statement uses `{name}`, which a recursive call before it computes, so \
+                 the two calls cannot run at the same time; make the calls in consecutive \
+                 statements that do not use each other's results (`let a = ..; let b = ..;`) \
+                 and combine the results after them"
+            ),
+        ));
     }
 
     fn grouping(&mut self, stmt: &Stmt) -> Grouping {
@@ -346,4 +365,13 @@ pub(super) fn hoist_fork_out_of_let(stmt: &mut Stmt, before: &mut Vec<Stmt>) {
     };
     before.extend(stmts);
     *init.expr = tail;
+}
+
+/// The first identifier `name` in `tokens`, groups included.
+fn first_ident(tokens: TokenStream, name: &str) -> Option<proc_macro2::Ident> {
+    tokens.into_iter().find_map(|tt| match tt {
+        TokenTree::Ident(i) if i == name => Some(i),
+        TokenTree::Group(g) => first_ident(g.stream(), name),
+        _ => None,
+    })
 }
