@@ -204,7 +204,7 @@ impl Registry {
     /// the job stays cache-warm), otherwise through the injector.
     pub(crate) fn inject_or_push(&self, job: JobRef) {
         match Worker::current() {
-            Some(worker) if ptr::eq(&**worker.registry(), self) => worker.push(job),
+            Some(worker) if ptr::eq(&**worker.registry(), self) => worker.push_unjoined(job),
             _ => {
                 self.inject(job);
             }
@@ -568,12 +568,26 @@ impl Worker {
     /// Pushes a job onto this worker's deque and lets the sleep manager wake a thief.
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
+        let queue_was_empty = self.push_quietly(job);
+        self.registry.sleep.new_internal_jobs(1, queue_was_empty);
+    }
+
+    /// Pushes a job that no join of ours pops back (a `spawn`, a scope's task) onto our deque,
+    /// and posts it as such (see `Sleep::new_unjoined_jobs`): a peer heading to sleep must not
+    /// miss it while we run on or block outside the pool.
+    pub(crate) fn push_unjoined(&self, job: JobRef) {
+        let queue_was_empty = self.push_quietly(job);
+        self.registry.sleep.new_unjoined_jobs(1, queue_was_empty);
+    }
+
+    /// Pushes `job` onto our deque without posting it; returns whether the deque was empty.
+    fn push_quietly(&self, job: JobRef) -> bool {
         let deque = self.deque();
         let queue_was_empty = deque.is_empty();
         // SAFETY: this thread owns the deque (`Worker` is `!Send`/`!Sync` and there is one per
         // worker thread).
         unsafe { deque.push(job.as_ptr()) };
-        self.registry.sleep.new_internal_jobs(1, queue_was_empty);
+        queue_was_empty
     }
 
     /// Pops the newest job from this worker's own deque.

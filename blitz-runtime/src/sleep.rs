@@ -29,13 +29,19 @@
 //!
 //! # Fences
 //!
-//! Jobs pushed to a worker's own deque need no fence: a sleeper can miss such a job only in a
-//! store-buffer race with a concurrent announcement, and then the job is not lost, because its
-//! owner pops it back at its join (the price is parallelism until the owner's next push, whose
-//! wake check then sees the sleeper). Jobs *injected* from outside have no owner to fall back
-//! on, so there both sides use a SeqCst fence (#1 in [`Sleep::new_injected_jobs`] after the
-//! push, #2 in [`Sleep::sleep`] after registering as asleep): of two threads that each store
-//! then fence then load, at least one sees the other's store. The rest of an injected batch
+//! The jobs of a worker's own forks, pushed to its deque, need no fence: a sleeper can miss
+//! such a job only in a store-buffer race with a concurrent announcement, and then the job is
+//! not lost, because its owner pops it back at its join (the price is parallelism until the
+//! owner's next push, whose wake check then sees the sleeper). Jobs *injected* from outside
+//! have no owner to fall back on, so there both sides use a SeqCst fence (#1 in
+//! [`Sleep::new_injected_jobs`] after the push, #2 in [`Sleep::sleep`] after registering as
+//! asleep): of two threads that each store then fence then load, at least one sees the other's
+//! store. Neither has a job that a worker spawns (`spawn`, a scope's task) onto its own deque:
+//! the worker may run on for long or block outside the pool (on a channel, say) without a join
+//! that would pop it, so it is posted with fence #1 too ([`Sleep::new_unjoined_jobs`]); it pairs
+//! with the fence of the steal that a peer makes after announcing that it is sleepy. (Under
+//! Miri's weak-memory emulation, a worker that spawned a job and then spun until it started
+//! waited forever in about one run in forty, its only peer asleep.) The rest of an injected batch
 //! that a worker moves onto its own deque is posted the same way, since the worker is about to
 //! run the batch's first job and may never come back for the rest. Fence #3, in
 //! [`Sleep::work_found`], pairs with #1 for a worker that the poster of an injected job counted
@@ -383,8 +389,20 @@ impl Sleep {
         self.new_jobs(num_jobs, queue_was_empty)
     }
 
-    /// Jobs were pushed onto a worker's own deque.
+    /// Jobs were pushed onto a worker's own deque, jobs of its own forks: if a sleeper misses
+    /// them, the worker's join pops them back (see the module docs, "Fences").
     pub(crate) fn new_internal_jobs(&self, num_jobs: usize, queue_was_empty: bool) {
+        self.new_jobs(num_jobs, queue_was_empty);
+    }
+
+    /// Jobs were pushed onto a worker's own deque that no join of that worker pops back
+    /// (`spawn`, a scope's tasks): posted like injected jobs, with fence #1.
+    pub(crate) fn new_unjoined_jobs(&self, num_jobs: usize, queue_was_empty: bool) {
+        // Fence #1: the pushed job must be visible to a peer that announces it is sleepy after
+        // we read the counters. Its steals after the announcement fence too (`Deque::steal`),
+        // so either we see the announcement (and flip the JEC, or wake it once it sleeps) or
+        // its next steal sees the job.
+        fence(Ordering::SeqCst);
         self.new_jobs(num_jobs, queue_was_empty);
     }
 

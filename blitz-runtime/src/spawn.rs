@@ -194,6 +194,35 @@ mod tests {
         assert_eq!(panics.load(Ordering::Relaxed), 1);
     }
 
+    /// A worker spawns a job and then blocks outside the pool (on a channel) until the job has
+    /// run: only its peer can run it, at whatever point of its idle rounds the spawn finds it,
+    /// so the spawn must not be missed by a peer heading to sleep (`Sleep::new_unjoined_jobs`).
+    /// A missed job hangs the round, which the timeout turns into a failure. (Without fence #1
+    /// on this path, Miri's weak-memory emulation found such a hang in a test of the same
+    /// shape about once in forty runs.)
+    #[test]
+    fn a_job_spawned_before_blocking_outside_the_pool_is_run_by_a_peer() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let rounds = if cfg!(miri) { 6 } else { 200 };
+        pool.install(|| {
+            for round in 0..rounds {
+                // Catch the peer at different points: searching, yielding, sleepy, asleep.
+                match round % 3 {
+                    0 => {}
+                    1 => std::thread::yield_now(),
+                    _ => std::thread::sleep(Duration::from_micros(50 * (round as u64 % 7))),
+                }
+                let (sender, receiver) = mpsc::channel();
+                spawn(move || sender.send(round).unwrap());
+                let got =
+                    receiver.recv_timeout(Duration::from_secs(if cfg!(miri) { 600 } else { 30 }));
+                assert_eq!(got, Ok(round), "the spawned job did not run");
+            }
+        });
+    }
+
     /// A burst of spawns from one worker grows its deque far past `SHRINK_ABOVE`; once the
     /// burst is over, every worker's deque is back to a small buffer (each shrinks at its first
     /// pop that finds it empty, which comes before it takes the broadcast job below).
