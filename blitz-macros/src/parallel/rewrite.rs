@@ -325,6 +325,8 @@ impl<'a> Rewriter<'a> {
     ) {
         let callee = self.callee;
         let receiver_hoists = hoisted_receiver(call, callee);
+        // The call is not redirected to the copy (see `CallForm::OtherMethod`).
+        let other_method = callee.call_form(call) == Some(CallForm::OtherMethod);
         let (receiver, args) = match call {
             Expr::Call(c) => (None, &mut c.args),
             Expr::MethodCall(m) => (Some(&mut *m.receiver), &mut m.args),
@@ -362,13 +364,14 @@ impl<'a> Rewriter<'a> {
                     && names_any(receiver, &changed))
             {
                 self.visit_expr_mut(receiver);
-                let value = Hoisted::take(receiver, hoisted.len(), false);
-                // A value receiver stays a value, `{ v }`, not the binding (a place): a place
-                // receiver would redirect the call to the copy, and a value's method may be a
-                // same-named one of another type (see `CallForm::OtherMethod`). The block is a
-                // temporary, so a `&mut self` method needs no `mut` binding.
-                let name = &value.name;
-                *receiver = syn::parse_quote!({ #name });
+                let value = Hoisted::take(receiver, hoisted.len(), !other_method);
+                if other_method {
+                    // It stays a value, `{ v }`, not the binding (a place), which would redirect
+                    // the call to the copy: a value's method may be a same-named one of another
+                    // type. The block is a temporary, so a `&mut self` method needs no `mut`.
+                    let name = &value.name;
+                    *receiver = syn::parse_quote!({ #name });
+                }
                 hoisted.push(value);
             }
         }
