@@ -565,7 +565,8 @@ impl Worker {
         self.deque().capacity()
     }
 
-    /// Pushes a job onto this worker's deque and lets the sleep manager wake a thief.
+    /// Pushes the job of one of our forks onto our deque and lets the sleep manager wake a
+    /// thief (our join pops it back if nobody takes it; see `push_unjoined` for other jobs).
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
         let queue_was_empty = self.push_quietly(job);
