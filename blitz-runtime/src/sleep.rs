@@ -36,9 +36,9 @@
 //! have no owner to fall back on, so there both sides use a SeqCst fence (#1 in
 //! [`Sleep::new_injected_jobs`] after the push, #2 in [`Sleep::sleep`] after registering as
 //! asleep): of two threads that each store then fence then load, at least one sees the other's
-//! store. Neither has a job that a worker spawns (`spawn`, a scope's task) onto its own deque:
-//! the worker may run on for long or block outside the pool (on a channel, say) without a join
-//! that would pop it, so it is posted with fence #1 too ([`Sleep::new_unjoined_jobs`]); it pairs
+//! store. A job that a worker spawns (`spawn`, a scope's task) onto its own deque is neither
+//! kind: the worker may run on for long or block outside the pool (on a channel, say) without a
+//! join that would pop it, so it is posted with fence #1 too ([`Sleep::new_unjoined_jobs`]); it pairs
 //! with the fence of the steal that a peer makes after announcing that it is sleepy. (Under
 //! Miri's weak-memory emulation, a worker that spawned a job and then spun until it started
 //! waited forever in about one run in fifty, its only peer asleep.) The rest of an injected batch
