@@ -51,16 +51,17 @@ use crate::sync::{AtomicU8, Ordering};
 use crate::unwind::drop_quietly;
 
 /// What a fork point of generated code (`#[parallel]`) does: the answer of
-/// [`Worker::fork_mode`].
+/// [`Worker::fork_mode`]. `P` is the context of the plain arm (see
+/// [`ForkContext::Plain`](crate::fork_context::ForkContext::Plain)).
 #[doc(hidden)]
-pub enum ForkMode<'w> {
+pub enum ForkMode<'w, P = WorkRequestPoll<'w>> {
     /// Fork through [`Worker::join`]: the fork is recorded, so it can be promoted while
     /// pending.
     Join(&'w Worker),
     /// Run the branches one after the other in the plain copy, which polls at its fork points
     /// through this handle: the worker's window of records is full, and those records (older
     /// forks of this worker) stay on offer.
-    Plain(WorkRequestPoll<'w>),
+    Plain(P),
     /// Run the branches one after the other in the fork-free copy: a one-worker pool, where
     /// nobody could take a fork.
     Serial,
@@ -70,14 +71,50 @@ pub enum ForkMode<'w> {
 /// worker's request flag alone: generated code passes it down the plain copy of a recursive
 /// function instead of `&Worker`, so a fork point costs one load through an argument
 /// register. Tied to its worker's thread (`!Send`).
+///
+/// `S` tells two instances of the plain copy apart ([`FirstPlain`], [`SecondPlain`]): the
+/// earlier branches of a plain fork run in the other one, the last branch in the same one
+/// (see [`ForkContext::sibling`](crate::fork_context::ForkContext::sibling)).
 #[doc(hidden)]
-#[derive(Clone, Copy)]
-pub struct WorkRequestPoll<'w> {
+pub struct WorkRequestPoll<'w, S = FirstPlain> {
     flag: &'w AtomicU8,
-    _not_send: PhantomData<*const ()>,
+    _instance: PhantomData<(*const (), S)>,
 }
 
-impl WorkRequestPoll<'_> {
+/// One of the two instances of the plain copy: the one a recorded fork's plain subtree
+/// starts in.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum FirstPlain {}
+
+/// The other instance of the plain copy.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum SecondPlain {}
+
+// By hand: a derive would bound the marker `S`, and the generic methods below would then
+// have to repeat that bound.
+impl<S> Clone for WorkRequestPoll<'_, S> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for WorkRequestPoll<'_, S> {}
+
+impl<'w, S> WorkRequestPoll<'w, S> {
+    /// The same handle as the other instance of the plain copy.
+    #[inline(always)]
+    pub(crate) fn retag<T>(self) -> WorkRequestPoll<'w, T> {
+        WorkRequestPoll {
+            flag: self.flag,
+            _instance: PhantomData,
+        }
+    }
+}
+
+impl<S> WorkRequestPoll<'_, S> {
     /// Answers an idle peer's request for work, if one is raised, by promoting the worker's
     /// oldest private fork. A request the worker cannot answer is deferred (see
     /// `registry::REQUEST_DEFERRED`), so later polls stay on the fast path.
@@ -270,7 +307,7 @@ impl Worker {
         } else if self.has_private_frames() {
             ForkMode::Plain(WorkRequestPoll {
                 flag: self.work_wanted_flag(),
-                _not_send: PhantomData,
+                _instance: PhantomData,
             })
         } else {
             ForkMode::Serial

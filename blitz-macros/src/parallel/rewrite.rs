@@ -9,7 +9,7 @@
 //! ```text
 //! match ForkContext::fork_mode(&cx) {
 //!     ForkMode::Join(cx) => cx.join(|cx| a, |cx| b),     // recorded fork
-//!     ForkMode::Plain(cx) => (a, b),                      // plain recursion, polling
+//!     ForkMode::Plain(cx) => ({ let cx = sibling(cx); a }, b), // plain recursion, polling
 //!     ForkMode::Serial => { let cx = SerialContext; (a, b) } // fork-free
 //! }
 //! ```
@@ -107,10 +107,28 @@ impl<'a> Rewriter<'a> {
         let (join, pat) = common::join_nest(cx, branches, span, true);
         let seq = common::tuple_nest(values);
         let p = quote!(#krate::__private);
+        // The plain arm runs its earlier branches in the sibling instance of the plain copy
+        // and the last in its own (see `ForkContext::Sibling`).
+        let (last, earlier) = values.split_last().expect("a fork has two branches");
+        let mut plain_values: Vec<Branch> = earlier
+            .iter()
+            .map(|Branch { span, body }| Branch {
+                span: *span,
+                body: quote_spanned!(*span=> {
+                    let #cx = #p::ForkContext::sibling(#cx);
+                    #body
+                }),
+            })
+            .collect();
+        plain_values.push(Branch {
+            span: last.span,
+            body: last.body.clone(),
+        });
+        let plain = common::tuple_nest(&plain_values);
         (
             quote_spanned!(span=> match #p::ForkContext::fork_mode(&#cx) {
                 #p::ForkMode::Join(#cx) => #join,
-                #p::ForkMode::Plain(#cx) => #seq,
+                #p::ForkMode::Plain(#cx) => #plain,
                 #p::ForkMode::Serial => {
                     let #cx = #p::SerialContext;
                     #seq

@@ -18,12 +18,13 @@ fn error(args: TokenStream, item: TokenStream) -> String {
     parallel(args, item).unwrap_err().to_string()
 }
 
-/// The three arms of a fork point over the branch text `seq` (sequential form) and `join`.
-fn arms(join: TokenStream, seq: TokenStream) -> TokenStream {
+/// The three arms of a fork point over the branch text `seq` (sequential form), `plain` (the
+/// same with the earlier branches in the sibling context) and `join`.
+fn arms(join: TokenStream, seq: TokenStream, plain: TokenStream) -> TokenStream {
     quote! {
         match ::blitz::__private::ForkContext::fork_mode(&__blitz_w) {
             ::blitz::__private::ForkMode::Join(__blitz_w) => #join,
-            ::blitz::__private::ForkMode::Plain(__blitz_w) => #seq,
+            ::blitz::__private::ForkMode::Plain(__blitz_w) => #plain,
             ::blitz::__private::ForkMode::Serial => {
                 let __blitz_w = ::blitz::__private::SerialContext;
                 #seq
@@ -52,6 +53,13 @@ fn fib() {
             |__blitz_w| __blitz_fib(__blitz_w, n - 2)
         )),
         quote!((__blitz_fib(__blitz_w, n - 1), __blitz_fib(__blitz_w, n - 2))),
+        quote!((
+            {
+                let __blitz_w = ::blitz::__private::ForkContext::sibling(__blitz_w);
+                __blitz_fib(__blitz_w, n - 1)
+            },
+            __blitz_fib(__blitz_w, n - 2)
+        )),
     );
     let want = quote! {
         /// Fibonacci.
@@ -330,6 +338,19 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
         quote!((
             __blitz_f(__blitz_w, n - 2) + a,
             (__blitz_f(__blitz_w, n - 3), __blitz_f(__blitz_w, n - 4))
+        )),
+        quote!((
+            {
+                let __blitz_w = ::blitz::__private::ForkContext::sibling(__blitz_w);
+                __blitz_f(__blitz_w, n - 2) + a
+            },
+            (
+                {
+                    let __blitz_w = ::blitz::__private::ForkContext::sibling(__blitz_w);
+                    __blitz_f(__blitz_w, n - 3)
+                },
+                __blitz_f(__blitz_w, n - 4)
+            )
         )),
     );
     let want = quote!(

@@ -1,5 +1,6 @@
 //! Tests of `join`: forks on started pools, promotion on request, eager publication, panics.
 
+use crate::fork_context::ForkContext;
 use crate::{ThreadPoolBuilder, Worker};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -109,7 +110,7 @@ fn deep_narrow_recursion_beyond_the_frame_window() {
     }
 }
 
-fn mode_name(mode: &super::ForkMode<'_>) -> &'static str {
+fn mode_name<P>(mode: &super::ForkMode<'_, P>) -> &'static str {
     match mode {
         super::ForkMode::Join(_) => "join",
         super::ForkMode::Plain(_) => "plain",
@@ -191,11 +192,18 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
                 let super::ForkMode::Plain(poll) = w.fork_mode() else {
                     panic!("not plain with a full window");
                 };
+                // The fork points of both instances of the plain copy poll (the earlier
+                // branches of a plain fork run in the sibling instance).
+                let sibling = ForkContext::sibling(poll);
+                let fork_point = |left: usize| match left % 2 {
+                    0 => mode_name(&ForkContext::fork_mode(&poll)),
+                    _ => mode_name(&ForkContext::fork_mode(&sibling)),
+                };
                 for left in (0..window).rev() {
-                    poll.poll();
+                    assert_eq!(fork_point(left), "plain");
                     assert_eq!(w.frames.private(), left + 1, "no request, nothing promoted");
                     w.raise_work_request();
-                    poll.poll();
+                    assert_eq!(fork_point(left), "plain");
                     assert_eq!(state(), REQUEST_NONE);
                     assert_eq!(w.frames.private(), left);
                     promoted
