@@ -35,7 +35,7 @@ pub trait ForkContext: Copy {
     /// In the plain copy that is the other of its two instances. Its last recursive call stays
     /// a call to itself, which the optimiser turns into a loop where it does so for the
     /// sequential function (`fib(n - 2)`), and the other calls alternate between two copies
-    /// of the same code. Both poll at every fork point; on `fib` the pair ran 15-18% faster
+    /// of the same code. Both poll at every fork point; on `fib` the pair ran 15-19% faster
     /// than one instance calling itself from both branches, whatever the alignment of the
     /// functions, and the sequential function's speed is what the plain copy is held to.
     type Sibling: ForkContext;
