@@ -15,7 +15,7 @@
 //! The plain and serial contexts answer `fork_mode` with a constant, so after inlining their
 //! instances are the sequential recursion plus, for the plain one, a flag load per fork.
 
-use crate::join::{FirstPlain, ForkMode, SecondPlain, WorkRequestPoll};
+use crate::join::{ForkMode, PlainInstance, WorkRequestPoll};
 use crate::registry::Worker;
 
 /// A context a `#[parallel]` copy can run under. Not a public API: generated code names it.
@@ -76,35 +76,13 @@ impl<'w> ForkContext for &'w Worker {
     }
 }
 
-impl<'w> ForkContext for WorkRequestPoll<'w, FirstPlain> {
+impl<'w, S: PlainInstance> ForkContext for WorkRequestPoll<'w, S> {
     type Plain = Self;
-    type Sibling = WorkRequestPoll<'w, SecondPlain>;
+    type Sibling = WorkRequestPoll<'w, S::Other>;
 
     /// Polls, then stays plain: a subtree that could not record its first fork has nothing
     /// worth recording below it until the worker's older records are taken (see
     /// [`Worker::fork_mode`]), and those are answered from here.
-    #[inline(always)]
-    fn fork_mode(&self) -> ForkMode<'_, Self> {
-        self.poll();
-        ForkMode::Plain(*self)
-    }
-
-    #[inline(always)]
-    fn join_mode(&self) -> ForkMode<'_> {
-        ForkMode::Plain(self.retag())
-    }
-
-    #[inline(always)]
-    fn sibling(self) -> Self::Sibling {
-        self.retag()
-    }
-}
-
-impl<'w> ForkContext for WorkRequestPoll<'w, SecondPlain> {
-    type Plain = Self;
-    type Sibling = WorkRequestPoll<'w, FirstPlain>;
-
-    /// As for the first instance.
     #[inline(always)]
     fn fork_mode(&self) -> ForkMode<'_, Self> {
         self.poll();

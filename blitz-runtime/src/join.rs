@@ -78,7 +78,15 @@ pub enum ForkMode<'w, P = WorkRequestPoll<'w>> {
 #[doc(hidden)]
 pub struct WorkRequestPoll<'w, S = FirstPlain> {
     flag: &'w AtomicU8,
+    /// `*const ()`: the handle stays on its worker's thread. `S`: the instance.
     _instance: PhantomData<(*const (), S)>,
+}
+
+/// Which of the two instances of the plain copy a [`WorkRequestPoll`] runs.
+#[doc(hidden)]
+pub trait PlainInstance: Copy {
+    /// The other instance: the one the earlier branches of a plain fork run in.
+    type Other: PlainInstance<Other = Self>;
 }
 
 /// One of the two instances of the plain copy: the one a recorded fork's plain subtree
@@ -92,6 +100,14 @@ pub enum FirstPlain {}
 #[derive(Clone, Copy, Debug)]
 pub enum SecondPlain {}
 
+impl PlainInstance for FirstPlain {
+    type Other = SecondPlain;
+}
+
+impl PlainInstance for SecondPlain {
+    type Other = FirstPlain;
+}
+
 // By hand: a derive would bound the marker `S`, and the generic methods below would then
 // have to repeat that bound.
 impl<S> Clone for WorkRequestPoll<'_, S> {
@@ -104,7 +120,7 @@ impl<S> Clone for WorkRequestPoll<'_, S> {
 impl<S> Copy for WorkRequestPoll<'_, S> {}
 
 impl<'w, S> WorkRequestPoll<'w, S> {
-    /// The same handle as the other instance of the plain copy.
+    /// The same handle, for instance `T` of the plain copy.
     #[inline(always)]
     pub(crate) fn retag<T>(self) -> WorkRequestPoll<'w, T> {
         WorkRequestPoll {

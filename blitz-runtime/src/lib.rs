@@ -117,5 +117,5 @@ pub use yielding::{Yield, current_thread_has_pending_tasks, yield_local, yield_n
 #[doc(hidden)]
 pub mod __private {
     pub use crate::fork_context::{ForkContext, SerialContext};
-    pub use crate::join::{FirstPlain, ForkMode, SecondPlain, WorkRequestPoll};
+    pub use crate::join::{FirstPlain, ForkMode, PlainInstance, SecondPlain, WorkRequestPoll};
 }
