@@ -392,8 +392,9 @@ impl Worker {
     }
 
     /// True if this worker, about to announce that it is sleepy, should keep yielding instead:
-    /// it watches for the next call from outside (see [`OutsideWatch`](crate::watch::OutsideWatch)). Never under loom
-    /// (time plays no part in the models, and staying in the yielding rounds is always allowed).
+    /// it watches for the next call from outside (see
+    /// [`OutsideWatch`](crate::watch::OutsideWatch)). Never under loom (time plays no part in
+    /// the models, and staying in the yielding rounds is always allowed).
     fn outside_caller_expected(&self) -> bool {
         #[cfg(not(loom))]
         return self.registry.outside_watch.keep_awake(self.index);
