@@ -38,12 +38,12 @@
 //! asleep): of two threads that each store then fence then load, at least one sees the other's
 //! store. A job that a worker spawns (`spawn`, a scope's task) onto its own deque is neither
 //! kind: the worker may run on for long or block outside the pool (on a channel, say) without a
-//! join that would pop it, so it is posted with fence #1 too ([`Sleep::new_unjoined_jobs`]); it pairs
-//! with the fence of the steal that a peer makes after announcing that it is sleepy. (Under
-//! Miri's weak-memory emulation, a worker that spawned a job and then spun until it started
-//! waited forever in about one run in fifty, its only peer asleep.) The rest of an injected batch
-//! that a worker moves onto its own deque is posted the same way, since the worker is about to
-//! run the batch's first job and may never come back for the rest. Fence #3, in
+//! join that would pop it, so it is posted with fence #1 too ([`Sleep::new_unjoined_jobs`]);
+//! it pairs with the fence of the steal that a peer makes after announcing that it is sleepy.
+//! (Under Miri's weak-memory emulation, a worker that spawned a job and then spun until it
+//! started waited forever in about one run in fifty, its only peer asleep.) The rest of an
+//! injected batch that a worker moves onto its own deque is posted the same way, since the
+//! worker is about to run the batch's first job and may never come back for the rest. Fence #3, in
 //! [`Sleep::work_found`], pairs with #1 for a worker that the poster of an injected job counted
 //! as awake and idle but that took another job meanwhile.
 
