@@ -622,48 +622,13 @@ fn typed_statement_forks() {
     }
 }
 
-/// Which of a pool's workers have entered a leaf (see `parallel_recursion_spreads_to_every_worker`).
-struct Rendezvous {
-    seen: Vec<std::sync::atomic::AtomicBool>,
-    arrived: std::sync::atomic::AtomicUsize,
-    /// When every leaf stops waiting.
-    deadline: std::time::Instant,
-}
-
-impl Rendezvous {
-    fn new(workers: usize) -> Self {
-        Rendezvous {
-            seen: (0..workers)
-                .map(|_| std::sync::atomic::AtomicBool::new(false))
-                .collect(),
-            arrived: std::sync::atomic::AtomicUsize::new(0),
-            deadline: std::time::Instant::now() + std::time::Duration::from_secs(20),
-        }
-    }
-
-    /// Registers this worker, then waits (forking, so that this worker keeps answering its
-    /// peers' requests) until every worker has arrived, or until the rendezvous gives up
-    /// (20 s after it was made).
-    fn leaf(&self) -> u64 {
-        use std::sync::atomic::Ordering;
-        let index = blitz::current_thread_index().expect("a leaf runs on a worker");
-        if !self.seen[index].swap(true, Ordering::AcqRel) {
-            self.arrived.fetch_add(1, Ordering::AcqRel);
-        }
-        while self.arrived.load(Ordering::Acquire) < self.seen.len()
-            && std::time::Instant::now() < self.deadline
-        {
-            blitz::join(|| (), || ());
-            std::thread::yield_now();
-        }
-        1
-    }
-}
+use blitz_ui_tests::Rendezvous;
 
 #[blitz::parallel]
 fn spread_leaves(lo: u64, hi: u64, r: &Rendezvous) -> u64 {
     if hi - lo == 1 {
-        return r.leaf();
+        r.leaf();
+        return 1;
     }
     let mid = lo + (hi - lo) / 3;
     let mid = mid.clamp(lo + 1, hi - 1);
@@ -683,7 +648,7 @@ fn parallel_recursion_spreads_to_every_worker() {
         let r = Rendezvous::new(8);
         assert_eq!(pool.install(|| spread_leaves(0, leaves, &r)), leaves);
         assert_eq!(
-            r.arrived.load(std::sync::atomic::Ordering::Acquire),
+            r.arrived(),
             8,
             "{leaves} leaves: not every worker got a leaf while the others ran theirs"
         );

@@ -71,6 +71,18 @@ fn depth_sum(n: u32, _tag: u32) -> u32 {
 #[blitz::parallel(cutoff = n < 8)]
 fn fib_cut(n: u64) -> u64 { match n { 0 | 1 => n, _ => fib_cut(n - 1) + fib_cut(n - 2) } }
 
+/// A call taken out of a statement that uses an earlier result: its result's name is the
+/// macro's, used once, with no `mut`.
+#[blitz::parallel]
+fn dependent_sum(n: u32) -> u32 {
+    if n == 0 {
+        return 1;
+    }
+    let a = dependent_sum(n - 1);
+    let a = a + dependent_sum(n - 1);
+    a
+}
+
 /// `v.chunks(k)` on a slice is not rewritten to a redundant `&v[..]`.
 fn chunk_max(v: &[u8]) -> usize {
     let mut m = 0usize;
@@ -102,6 +114,7 @@ fn code_under_denied_lints_computes_what_it_should() {
         assert_eq!(tree.leaves(), 1 << 8);
         assert_eq!(tree.depth(7), 8);
         assert_eq!(depth_sum(10, 3), 1 << 10);
+        assert_eq!(dependent_sum(10), 1 << 10);
         assert_eq!(fib_cut(20), 6765);
         let mut v = vec![0u8; 1000];
         assert_eq!(chunk_max(&v), 16);

@@ -4,49 +4,14 @@
 //! every worker has run one), which only happens if the recursive calls really fork.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+
+use blitz_ui_tests::Rendezvous;
 
 fn pool(n: usize) -> blitz::ThreadPool {
     blitz::ThreadPoolBuilder::new()
         .num_threads(n)
         .build()
         .unwrap()
-}
-
-/// Every worker of the pool must reach a leaf while the others wait in theirs.
-struct Rendezvous {
-    seen: Vec<AtomicBool>,
-    arrived: AtomicUsize,
-    deadline: Instant,
-}
-
-impl Rendezvous {
-    fn new(workers: usize) -> Self {
-        Rendezvous {
-            seen: (0..workers).map(|_| AtomicBool::new(false)).collect(),
-            arrived: AtomicUsize::new(0),
-            deadline: Instant::now() + Duration::from_secs(20),
-        }
-    }
-
-    fn leaf(&self) {
-        let index = blitz::current_thread_index().expect("a leaf runs on a worker");
-        if !self.seen[index].swap(true, Ordering::AcqRel) {
-            self.arrived.fetch_add(1, Ordering::AcqRel);
-        }
-        while self.arrived.load(Ordering::Acquire) < self.seen.len()
-            && Instant::now() < self.deadline
-        {
-            // Waiting inside the pool answers work requests, as a long leaf would.
-            blitz::join(|| (), || ());
-            std::thread::yield_now();
-        }
-    }
-
-    fn all_arrived(&self) -> bool {
-        self.arrived.load(Ordering::Acquire) == self.seen.len()
-    }
 }
 
 // ---------------------------------------------------------------- an expression enum

@@ -30,7 +30,7 @@ pub(super) fn assignment(e: &Expr) -> Option<(&Expr, TokenStream, &Expr)> {
 
 /// What one statement of a run binds, reads and changes, by name (conservative: any
 /// identifier counts as a read).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct StmtNames {
     /// Bound by a `let`.
     lets: HashSet<String>,
@@ -94,7 +94,7 @@ pub(super) enum Conflict {
 }
 
 /// The names of the run of statements gathered so far.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct RunNames(StmtNames);
 
 impl RunNames {
@@ -126,6 +126,11 @@ impl RunNames {
         uses(&run.branches)
             .conflict(&uses(&next.branches))
             .then_some(Conflict::Changes)
+    }
+
+    /// What the run's statements run, in order.
+    pub(super) fn branches(&self) -> &[Expr] {
+        &self.0.branches
     }
 
     pub(super) fn add(&mut self, names: StmtNames) {

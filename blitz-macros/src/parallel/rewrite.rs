@@ -35,6 +35,7 @@ use super::recursion::{CallForm, Callee, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
 use crate::fork_join::ForkJoin;
 
+mod dependent;
 mod fork_block;
 mod statements;
 
@@ -70,6 +71,9 @@ pub(super) struct Rewriter<'a> {
     /// A `fork_join!` in the body did not parse: it reports that itself, and the fn has no
     /// other fork point to miss.
     pub(super) unparsed_fork_join: bool,
+    /// How many results of calls taken out of a dependent statement were named (see
+    /// [`dependent`]): each gets a name of its own.
+    dependent_results: usize,
 }
 
 impl<'a> Rewriter<'a> {
@@ -90,6 +94,7 @@ impl<'a> Rewriter<'a> {
             in_loop: 0,
             kept_in_order: false,
             unparsed_fork_join: false,
+            dependent_results: 0,
         }
     }
 

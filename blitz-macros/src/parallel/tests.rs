@@ -329,35 +329,41 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
     );
     let fork = arms(
         quote!(__blitz_w.join(
-            |__blitz_w| __blitz_f(__blitz_w, n - 2) + a,
-            |__blitz_w| __blitz_w.join(
-                |__blitz_w| __blitz_f(__blitz_w, n - 3),
-                |__blitz_w| __blitz_f(__blitz_w, n - 4)
-            )
+            |__blitz_w| __blitz_f(__blitz_w, n - 3),
+            |__blitz_w| __blitz_f(__blitz_w, n - 4)
         )),
-        quote!((
-            __blitz_f(__blitz_w, n - 2) + a,
-            (__blitz_f(__blitz_w, n - 3), __blitz_f(__blitz_w, n - 4))
-        )),
+        quote!((__blitz_f(__blitz_w, n - 3), __blitz_f(__blitz_w, n - 4))),
         quote!((
             {
                 let __blitz_w = ::blitz::__private::ForkContext::sibling(__blitz_w);
-                __blitz_f(__blitz_w, n - 2) + a
+                __blitz_f(__blitz_w, n - 3)
             },
-            (
-                {
-                    let __blitz_w = ::blitz::__private::ForkContext::sibling(__blitz_w);
-                    __blitz_f(__blitz_w, n - 3)
-                },
-                __blitz_f(__blitz_w, n - 4)
-            )
+            __blitz_f(__blitz_w, n - 4)
+        )),
+    );
+    // The second statement rebinds `a` and reads it: its call joins the first, and the run
+    // ends with it.
+    let first = arms(
+        quote!(__blitz_w.join(
+            |__blitz_w| __blitz_f(__blitz_w, n - 1),
+            |__blitz_w| __blitz_f(__blitz_w, n - 2)
+        )),
+        quote!((__blitz_f(__blitz_w, n - 1), __blitz_f(__blitz_w, n - 2))),
+        quote!((
+            {
+                let __blitz_w = ::blitz::__private::ForkContext::sibling(__blitz_w);
+                __blitz_f(__blitz_w, n - 1)
+            },
+            __blitz_f(__blitz_w, n - 2)
         )),
     );
     let want = quote!(
-        let a = __blitz_f(__blitz_w, n - 1);
-        #[allow(unused_mut)] let (mut __blitz_r0, (mut __blitz_r1, mut __blitz_r2)) = #fork;
-        let (a, _) = (__blitz_r0, __blitz_r1);
-        __blitz_r2
+        #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = #first;
+        let (a, __blitz_d0,) = (__blitz_r0, __blitz_r1,);
+        let a = __blitz_d0 + a;
+        #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = #fork;
+        let (_,) = (__blitz_r0,);
+        __blitz_r1
     );
     let got = normalize(got);
     assert!(got.contains(&normalize(want)), "{got}");
@@ -365,9 +371,21 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
 
 #[test]
 fn a_binding_named_in_a_format_string_ends_the_run() {
-    // `{a}` reads the `a` bound by the statement before: the two must not fork, or the second
-    // would read an outer `a` (or none). They were the only candidates.
+    // `{a}` reads the `a` bound by the statement before: the second call cannot join the run,
+    // or it would read an outer `a` (or none). They were the only candidates.
     let got = error(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                let a = f(n - 1);
+                let b = f(format!("{a:>width$}", width = 3).len() as u64);
+                a + b
+            }
+        ),
+    );
+    assert!(got.contains("no fork point"), "{got}");
+    // Beside the call, the format runs after the join, where `a` is the run's result.
+    let got = normalize(expand_str(
         quote!(),
         quote!(
             fn f(n: u64) -> u64 {
@@ -376,20 +394,24 @@ fn a_binding_named_in_a_format_string_ends_the_run() {
                 a + b
             }
         ),
-    );
-    assert!(got.contains("no fork point"), "{got}");
-    // The same word outside braces is text, not a use: the statements fork.
+    ));
+    let want = quote!(let b = __blitz_d0 + format!("{a:>width$}", width = 3).len() as u64;);
+    assert!(got.contains(&normalize(want)), "{got}");
+    // The same word outside braces is text, not a use: the statements fork whole.
     let got = normalize(expand_str(
         quote!(),
         quote!(
             fn f(n: u64) -> u64 {
-                let a = f(n - 1);
+                let a = f(n);
                 let b = f(n - 2) + "a".len() as u64;
                 a + b
             }
         ),
     ));
-    assert!(got.contains("join"), "{got}");
+    assert!(
+        got.contains(r#"|__blitz_w|__blitz_f(__blitz_w,n-2)+"a".len()asu64"#),
+        "{got}"
+    );
 }
 
 #[test]
@@ -636,4 +658,83 @@ fn a_mut_local_passed_to_two_calls_keeps_them_in_order() {
         .expect("first call");
     let fork = got.find(". join (").expect("fork");
     assert!(first < fork, "{got}");
+}
+
+#[test]
+fn a_statement_using_an_earlier_result_forks_its_independent_call() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> u64 {
+                let x = f(n - 1);
+                x + f(n - 2)
+            }
+        ),
+    ));
+    let want = quote!(|__blitz_w| __blitz_f(__blitz_w, n - 1), |__blitz_w| {
+        __blitz_f(__blitz_w, n - 2)
+    });
+    assert!(got.contains(&normalize(want)), "{got}");
+    let want = quote!(let (x, __blitz_d0,) = (__blitz_r0, __blitz_r1,); x + __blitz_d0);
+    assert!(got.contains(&normalize(want)), "{got}");
+    // The calls of a `return`, a `?` on a result of the run, a call passed a closure, a
+    // shadowing `let`: each joins the run, what uses the results stays after the join.
+    for (body, after) in [
+        (
+            quote!(let a = f(n - 1); return a + f(n - 2);),
+            quote!(return a + __blitz_d0;),
+        ),
+        (
+            quote!(let a = f(n - 1); let a = a * 2 + f(n - 2); a),
+            quote!(let a = a * 2 + __blitz_d0; a),
+        ),
+        (
+            quote!(let a = f(n - 1); a.max(v.iter().map(|c| f(*c)).sum())),
+            quote!(a.max(__blitz_d0)),
+        ),
+    ] {
+        let got = normalize(expand_str(quote!(), quote!(fn f(n: u64) -> u64 { #body })));
+        assert_eq!(got.matches(".join(").count(), 1, "{got}");
+        assert!(got.contains(&normalize(&after)), "{after} not in {got}");
+    }
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> Result<u64, E> {
+                let a = f(n - 1)?;
+                Ok(a? + f(n - 2)? + f(n - 3)?)
+            }
+        ),
+    ));
+    assert_eq!(got.matches(".join(").count(), 2, "{got}");
+    let want = quote!(Ok(a? + __blitz_d0? + __blitz_d1?));
+    assert!(got.contains(&normalize(&want)), "{got}");
+}
+
+#[test]
+fn a_dependent_statement_keeps_calls_whose_order_matters() {
+    for body in [
+        // The call's argument uses the result.
+        quote!(let a = f(n - 1); f(n - 2 - a % 2) + a),
+        // What is evaluated before the call changes what it reads, or the call's argument
+        // changes what is read before it.
+        quote!(let a = f(n - 1); let mut i = 1; let b = { i += 1; a } + f(n - i); b),
+        quote!(let a = f(n - 1); q[0] + a + f(q.remove(0))),
+        // The call may move what is read before it.
+        quote!(let a = f(n - 1); s.0 + a + f(s)),
+        // A `?` or a `return` before the call may mean it never runs.
+        quote!(let a = f(n - 1); g(a)? + f(n - 2)),
+        quote!(let a = f(n - 1); (if a > 3 { return 0 } else { a }) + f(n - 2)),
+        // A call in a branch may not run; one through a closure that reads the result must
+        // wait for it.
+        quote!(let a = f(n - 1); if a > 3 { f(n - 2) } else { a }),
+        quote!(let a = f(n - 1); a + v.iter().map(|c| f(*c + a)).sum::<u64>()),
+    ] {
+        // No fork: an error says so, or the fn is kept as written (its only other recursive
+        // call is in a closure).
+        match parallel(quote!(), quote!(fn f(n: u64) -> u64 { #body })) {
+            Ok(got) => assert!(!got.to_string().contains("join"), "{body}: {got}"),
+            Err(e) => assert!(e.to_string().contains("no fork point"), "{body}: {e}"),
+        }
+    }
 }

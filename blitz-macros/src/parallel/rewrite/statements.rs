@@ -49,6 +49,12 @@ impl Rewriter<'_> {
                 if !group.is_empty()
                     && let Some(conflict) = run.conflict_with(&names, self.callee)
                 {
+                    if let Conflict::Depends(_) = conflict
+                        && let Some((lets, rest)) = self.split_dependent(&stmt, &run)
+                    {
+                        self.join_run(lets, rest, &mut group, &mut run, &mut out);
+                        continue;
+                    }
                     match conflict {
                         Conflict::Changes => self.kept_in_order = true,
                         Conflict::Depends(name) => self.record_dependent(&stmt, &name),
@@ -61,6 +67,15 @@ impl Rewriter<'_> {
                 continue;
             }
             let before = escaping.take();
+            if let Grouping::Escapes(_) = grouping
+                && !group.is_empty()
+                && let Some((lets, rest)) = self.split_dependent(&stmt, &run)
+            {
+                // `let a = f(x); return a + f(y);`: the call joins the run, the `return`
+                // stays.
+                self.join_run(lets, rest, &mut group, &mut run, &mut out);
+                continue;
+            }
             if let Grouping::Escapes(error) = grouping {
                 let names = StmtNames::of(&stmt, self.callee);
                 self.pairs_with_escaping(before, &names);
@@ -80,6 +95,22 @@ impl Rewriter<'_> {
         // Only here can the group end with the block's tail expression.
         self.flush(&mut group, &mut out, true);
         out
+    }
+
+    /// Ends the run `group` with `lets`, the calls taken out of a statement that depends on
+    /// it, and puts `rest`, what is left of that statement, after its fork.
+    fn join_run(
+        &mut self,
+        lets: Vec<Stmt>,
+        rest: Stmt,
+        group: &mut Vec<Stmt>,
+        run: &mut RunNames,
+        out: &mut Vec<(Stmt, bool)>,
+    ) {
+        group.extend(lets);
+        self.flush(group, out, false);
+        *run = RunNames::default();
+        out.push((rest, false));
     }
 
     /// Records `escaping`'s error if its statement would have forked with one named `next`.

@@ -1,0 +1,157 @@
+//! A statement that uses the result of a recursing statement before it, but makes a recursive
+//! call that does not (`let a = f(x); a + f(y)`): the call forks with the one before, and what
+//! uses the results runs after the join. Each shape is checked against the fn written without
+//! the attribute, on one worker and on two, and the spreading ones check that both workers ran
+//! leaves at once (see `Rendezvous`), which only happens if the calls really fork.
+
+use blitz_ui_tests::Rendezvous;
+
+fn pools() -> [blitz::ThreadPool; 2] {
+    [1, 2].map(|n| {
+        blitz::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    })
+}
+
+#[blitz::parallel]
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let a = fib(n - 1);
+    a + fib(n - 2)
+}
+
+fn fib_serial(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib_serial(n - 1) + fib_serial(n - 2)
+    }
+}
+
+#[blitz::parallel]
+fn fib_return(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let a = fib_return(n - 1);
+    return a + fib_return(n - 2);
+}
+
+#[blitz::parallel]
+fn tribonacci(n: u64) -> u64 {
+    if n < 3 {
+        return n;
+    }
+    let a = tribonacci(n - 1);
+    let b = tribonacci(n - 2);
+    let total = a + b;
+    total + tribonacci(n - 3)
+}
+
+fn tribonacci_serial(n: u64) -> u64 {
+    if n < 3 {
+        n
+    } else {
+        tribonacci_serial(n - 1) + tribonacci_serial(n - 2) + tribonacci_serial(n - 3)
+    }
+}
+
+#[test]
+fn an_independent_call_after_a_result_gives_the_sequential_value() {
+    for pool in pools() {
+        for n in [0, 1, 2, 10, 22] {
+            assert_eq!(pool.install(|| fib(n)), fib_serial(n));
+            assert_eq!(pool.install(|| fib_return(n)), fib_serial(n));
+            assert_eq!(pool.install(|| tribonacci(n)), tribonacci_serial(n));
+        }
+    }
+}
+
+#[derive(Debug, PartialEq)]
+struct Bad(String);
+
+/// The first error in source order wins, as sequentially, though the second call runs too.
+#[blitz::parallel]
+fn parse_all(s: &[&str]) -> Result<Vec<i32>, Bad> {
+    if s.len() == 1 {
+        return s[0]
+            .parse()
+            .map(|v| vec![v])
+            .map_err(|_| Bad(s[0].to_string()));
+    }
+    let (l, r) = s.split_at(s.len() / 2);
+    let mut a = parse_all(l)?;
+    a.extend(parse_all(r)?);
+    Ok(a)
+}
+
+#[test]
+fn a_question_mark_on_the_earlier_result_applies_after_the_join() {
+    let good: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+    let good: Vec<&str> = good.iter().map(|s| s.as_str()).collect();
+    let mut bad = good.clone();
+    bad[7] = "x7";
+    bad[90] = "x90";
+    for pool in pools() {
+        assert_eq!(pool.install(|| parse_all(&good)), Ok((0..100).collect()));
+        assert_eq!(pool.install(|| parse_all(&bad)), Err(Bad("x7".into())));
+    }
+}
+
+struct Node {
+    value: u64,
+    left: Option<Box<Node>>,
+    right: Option<Box<Node>>,
+}
+
+impl Node {
+    fn full(depth: u32, next: &mut u64) -> Option<Box<Node>> {
+        if depth == 0 {
+            return None;
+        }
+        *next += 1;
+        let value = *next;
+        let left = Node::full(depth - 1, next);
+        let right = Node::full(depth - 1, next);
+        Some(Box::new(Node { value, left, right }))
+    }
+
+    /// The right child's sum is a call that recurses through the closure it is passed.
+    #[blitz::parallel]
+    fn sum(&self, rv: &Rendezvous) -> u64 {
+        if self.left.is_none() {
+            rv.leaf();
+        }
+        let left = self.left.as_ref().map_or(0, |c| c.sum(rv));
+        self.value + left + self.right.as_ref().map_or(0, |c| c.sum(rv))
+    }
+
+    /// A shadowing `let` of the earlier result.
+    #[blitz::parallel]
+    fn height(&self, rv: &Rendezvous) -> u32 {
+        let (Some(l), Some(r)) = (&self.left, &self.right) else {
+            rv.leaf();
+            return 1;
+        };
+        let h = l.height(rv);
+        let h = h.max(r.height(rv));
+        h + 1
+    }
+}
+
+#[test]
+fn dependent_statements_spread_to_both_workers() {
+    let [_, pool] = pools();
+    let mut next = 0;
+    let tree = Node::full(8, &mut next).unwrap();
+    let rv = Rendezvous::new(2);
+    assert_eq!(pool.install(|| tree.sum(&rv)), next * (next + 1) / 2);
+    assert!(rv.all_arrived(), "`left + right.map_or(..)` did not fork");
+    let rv = Rendezvous::new(2);
+    assert_eq!(pool.install(|| tree.height(&rv)), 8);
+    assert!(rv.all_arrived(), "`let h = h.max(r.height())` did not fork");
+}
