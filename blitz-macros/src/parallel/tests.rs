@@ -671,9 +671,10 @@ fn a_statement_using_an_earlier_result_forks_its_independent_call() {
             }
         ),
     ));
-    let want = quote!(|__blitz_w| __blitz_f(__blitz_w, n - 1), |__blitz_w| {
-        __blitz_f(__blitz_w, n - 2)
-    });
+    let want = quote!(__blitz_w.join(
+        |__blitz_w| __blitz_f(__blitz_w, n - 1),
+        |__blitz_w| __blitz_f(__blitz_w, n - 2)
+    ));
     assert!(got.contains(&normalize(want)), "{got}");
     let want = quote!(let (x, __blitz_d0,) = (__blitz_r0, __blitz_r1,); x + __blitz_d0);
     assert!(got.contains(&normalize(want)), "{got}");

@@ -322,15 +322,14 @@ impl Rewriter<'_> {
                 self.hoist_arguments(&mut inner, &changed_later[i], &mut hoisted);
             }
             self.visit_expr_mut(&mut inner);
-            let body = match typed {
-                Some(ty) => quote_spanned!(span=> -> #ty { #inner }),
-                None => inner.to_token_stream(),
-            };
-            branches.push(Branch { span, body });
-            values.push(Branch {
+            // The join's closure and the sequential arms annotate the value the same way, so
+            // that a value of the wrong type gets one error, not one per arm.
+            let body = common::typed_value(&inner, typed);
+            branches.push(Branch {
                 span,
-                body: common::typed_value(&inner, typed),
+                body: body.clone(),
             });
+            values.push(Branch { span, body });
             results.push(
                 borrow_after_join
                     .unwrap_or_else(|| common::apply_tries(&common::result_ident(i), &tries)),
