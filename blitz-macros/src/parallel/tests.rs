@@ -738,4 +738,22 @@ fn a_dependent_statement_keeps_calls_whose_order_matters() {
             Err(e) => assert!(e.to_string().contains("no fork point"), "{body}: {e}"),
         }
     }
+    // The error says what holds the call back.
+    for (body, why) in [
+        (
+            quote!(let a = f(n - 1); f(n - 2 - a) + a),
+            "this statement uses `a`",
+        ),
+        (
+            quote!(let a = f(n - 1); g(a)? + f(n - 2)),
+            "may leave first",
+        ),
+        (
+            quote!(let a = f(n - 1); s.0 + a + f(s)),
+            "the call may move it",
+        ),
+    ] {
+        let got = error(quote!(), quote!(fn f(n: u64) -> u64 { #body }));
+        assert!(got.contains(why), "{body}: {got}");
+    }
 }

@@ -34,12 +34,13 @@ enum Event<'e> {
 impl Rewriter<'_> {
     /// Splits `stmt`, which depends on the run `run` of statements before it (or leaves the fn
     /// or loop, and so cannot join it), into `let`s of its recursive calls that can join the
-    /// run and what is left of it, which uses their results. `None` if no call can be taken.
+    /// run and what is left of it, which uses their results. If no call can be taken, the
+    /// error that says why, when the reason is not that the calls use the run's results.
     pub(super) fn split_dependent(
         &mut self,
         stmt: &Stmt,
         run: &RunNames,
-    ) -> Option<(Vec<Stmt>, Stmt)> {
+    ) -> Result<(Vec<Stmt>, Stmt), Option<syn::Error>> {
         let callee = self.callee;
         let independent = |e: &Expr| {
             let probe: Stmt = syn::parse_quote!(let _ = #e;);
@@ -56,9 +57,9 @@ impl Rewriter<'_> {
                 Event::Escape => (false, None),
             })
         });
-        let taken = self.takeable(run, &events);
+        let (taken, blocked) = self.takeable(run, &events);
         if taken == 0 {
-            return None;
+            return Err(blocked);
         }
         // Then the statement with those calls replaced by the names of their results.
         let mut rest = stmt.clone();
@@ -77,28 +78,57 @@ impl Rewriter<'_> {
                 lets.push(syn::parse_quote!(let #name = #call;));
             }
         });
-        Some((lets, rest))
+        Ok((lets, rest))
     }
 
     /// How many of the candidates among `events` (in evaluation order) can be taken out: each
     /// must not escape, must not conflict with the run or the candidates before it, and what
     /// the statement evaluates before it (which will run after the join) must not depend on
     /// its order against the call.
-    fn takeable(&self, run: &RunNames, events: &[(bool, Option<Expr>)]) -> usize {
+    ///
+    /// With none taken, also the error for the first candidate, if it was held back by what
+    /// comes before it.
+    fn takeable(
+        &self,
+        run: &RunNames,
+        events: &[(bool, Option<Expr>)],
+    ) -> (usize, Option<syn::Error>) {
         let callee = self.callee;
         let mut run_and_taken = run.clone();
         let mut calls: Vec<Expr> = run.branches().to_vec();
         let mut before: Vec<&Expr> = Vec::new();
         let mut taken = 0;
-        for (candidate, e) in events {
+        let blocked = |why: &str, rest: &[(bool, Option<Expr>)]| {
+            let call = rest
+                .iter()
+                .find_map(|(candidate, e)| e.as_ref().filter(|_| *candidate));
+            call.map(|call| {
+                syn::Error::new_spanned(
+                    call,
+                    format!(
+                        "this statement uses a result of the recursive calls before it, and its \
+                         own recursive call cannot join them: {why}; if it need not run after \
+                         them, give it a `let` of its own before this statement"
+                    ),
+                )
+            })
+        };
+        let leaves = "a `?`, `return` or `break` before it may leave first";
+        for (at, (candidate, e)) in events.iter().enumerate() {
             let Some(e) = e else {
                 // Sequentially, nothing after this point may run.
-                break;
+                let why = blocked(leaves, &events[at..]);
+                return (taken, why.filter(|_| taken == 0));
             };
             if !candidate {
-                if callee.makes_call(e) || escapes(e) {
-                    // A recursive call that stays, or a `return`: later calls keep their place.
+                if callee.makes_call(e) {
+                    // A recursive call that stays (its arguments use the run's results): later
+                    // calls keep their place.
                     break;
+                }
+                if escapes(e) {
+                    let why = blocked(leaves, &events[at..]);
+                    return (taken, why.filter(|_| taken == 0));
                 }
                 before.push(e);
                 continue;
@@ -115,7 +145,11 @@ impl Rewriter<'_> {
             .is_ok();
             let probe: Stmt = syn::parse_quote!(let _ = #e;);
             let names = StmtNames::of(&probe, callee);
-            if !unescaping || run_and_taken.conflict_with(&names, callee).is_some() {
+            if !unescaping {
+                let why = "a `?`, `return` or `break` inside it would leave the closure it runs in";
+                return (taken, blocked(why, &events[at..]).filter(|_| taken == 0));
+            }
+            if run_and_taken.conflict_with(&names, callee).is_some() {
                 break;
             }
             calls.push(e.clone());
@@ -128,12 +162,14 @@ impl Rewriter<'_> {
                 || before.iter().any(|b| names_any(b, &changes))
                 || before.iter().any(|b| names_any(b, &passed_whole(e)))
             {
-                break;
+                let why = "what the statement evaluates before it, which would run after the \
+                           calls, changes or reads what the call uses, or the call may move it";
+                return (taken, blocked(why, &events[at..]).filter(|_| taken == 0));
             }
             run_and_taken.add(names);
             taken += 1;
         }
-        taken
+        (taken, None)
     }
 }
 

@@ -49,15 +49,16 @@ impl Rewriter<'_> {
                 if !group.is_empty()
                     && let Some(conflict) = run.conflict_with(&names, self.callee)
                 {
-                    if let Conflict::Depends(_) = conflict
-                        && let Some((lets, rest)) = self.split_dependent(&stmt, &run)
-                    {
-                        self.join_run(lets, rest, &mut group, &mut run, &mut out);
-                        continue;
-                    }
                     match conflict {
                         Conflict::Changes => self.kept_in_order = true,
-                        Conflict::Depends(name) => self.record_dependent(&stmt, &name),
+                        Conflict::Depends(name) => match self.split_dependent(&stmt, &run) {
+                            Ok((lets, rest)) => {
+                                self.join_run(lets, rest, &mut group, &mut run, &mut out);
+                                continue;
+                            }
+                            Err(Some(blocked)) => self.record_unforkable(blocked),
+                            Err(None) => self.record_dependent(&stmt, &name),
+                        },
                     }
                     self.flush(&mut group, &mut out, false);
                     run = RunNames::default();
@@ -69,12 +70,26 @@ impl Rewriter<'_> {
             let before = escaping.take();
             if let Grouping::Escapes(_) = grouping
                 && !group.is_empty()
-                && let Some((lets, rest)) = self.split_dependent(&stmt, &run)
             {
-                // `let a = f(x); return a + f(y);`: the call joins the run, the `return`
-                // stays.
-                self.join_run(lets, rest, &mut group, &mut run, &mut out);
-                continue;
+                match self.split_dependent(&stmt, &run) {
+                    // `let a = f(x); return a + f(y);`: the call joins the run, the `return`
+                    // stays.
+                    Ok((lets, rest)) => {
+                        self.join_run(lets, rest, &mut group, &mut run, &mut out);
+                        continue;
+                    }
+                    // Why it did not, if the statement depends on the run (otherwise its
+                    // escape is the reason, below).
+                    Err(Some(blocked))
+                        if matches!(
+                            run.conflict_with(&StmtNames::of(&stmt, self.callee), self.callee),
+                            Some(Conflict::Depends(_))
+                        ) =>
+                    {
+                        self.record_unforkable(blocked);
+                    }
+                    Err(_) => {}
+                }
             }
             if let Grouping::Escapes(error) = grouping {
                 let names = StmtNames::of(&stmt, self.callee);
