@@ -520,7 +520,7 @@ impl Hoisted {
         // are noise around a `match` scrutinee, which `unused_parens` flags; a struct literal
         // keeps them (a scrutinee's `{` would open the arms).
         while let Expr::Paren(p) = &value
-            && !matches!(&*p.expr, Expr::Struct(_))
+            && !starts_with_struct_literal(&p.expr)
         {
             let Expr::Paren(p) = value else {
                 unreachable!("matched")
@@ -546,9 +546,36 @@ fn bind_hoisted(hoisted: Vec<Hoisted>, mut body: TokenStream, span: Span) -> Tok
         } else {
             quote!(#name)
         };
+        // A value that starts with a struct literal (`S { n: g(x) }.f()`, `&S { .. }`) needs
+        // parentheses as a scrutinee, whose `{` would open the arms.
+        let value = if starts_with_struct_literal(&value) {
+            quote!((#value))
+        } else {
+            value.to_token_stream()
+        };
         body = quote_spanned!(span=> { match #value { #pat => #body } });
     }
     body
+}
+
+/// Whether `e`, written where a block may follow (a `match` scrutinee), starts with a struct
+/// literal outside any delimiter: the literal's `{` would be taken for the block's.
+fn starts_with_struct_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Struct(_) => true,
+        Expr::Binary(b) => starts_with_struct_literal(&b.left),
+        Expr::Assign(a) => starts_with_struct_literal(&a.left),
+        Expr::Range(r) => r.start.as_deref().is_some_and(starts_with_struct_literal),
+        Expr::Unary(u) => starts_with_struct_literal(&u.expr),
+        Expr::Reference(r) => starts_with_struct_literal(&r.expr),
+        Expr::Cast(c) => starts_with_struct_literal(&c.expr),
+        Expr::Field(f) => starts_with_struct_literal(&f.base),
+        Expr::Index(i) => starts_with_struct_literal(&i.expr),
+        Expr::MethodCall(m) => starts_with_struct_literal(&m.receiver),
+        Expr::Try(t) => starts_with_struct_literal(&t.expr),
+        Expr::Await(a) => starts_with_struct_literal(&a.base),
+        _ => false,
+    }
 }
 
 /// Whether moving `e` into a binding before the fork keeps its meaning: a value that may
