@@ -757,3 +757,21 @@ fn a_dependent_statement_keeps_calls_whose_order_matters() {
         assert!(got.contains(why), "{body}: {got}");
     }
 }
+
+#[test]
+fn an_assignment_borrowing_a_result_borrows_after_the_join() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote!(
+            fn f(n: u64) -> String {
+                let mut s = String::new();
+                s += &f(n - 1);
+                s += f(n - 2).as_str();
+                s
+            }
+        ),
+    ));
+    let want = quote!(s += &__blitz_r0; s += __blitz_r1.as_str(););
+    assert!(got.contains(&normalize(want)), "{got}");
+    assert!(got.contains(".join("), "{got}");
+}

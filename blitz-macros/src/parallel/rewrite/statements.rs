@@ -268,8 +268,24 @@ impl Rewriter<'_> {
                 && let Some((place, op, value)) = assignment(e)
             {
                 let (place, op) = (place.clone(), op.clone());
-                let (body, tries) = self.untyped_branch(value, &changed_later[i], &mut hoisted);
-                let result = common::apply_tries(&common::result_ident(i), &tries);
+                // `s += &f(x);`, `s += f(x).as_str();`: the branch runs the call, and what is
+                // applied to its result runs after the join, as for an operand; a branch
+                // cannot return a borrow of its own temporary.
+                let mut value = value.clone();
+                let mut applied = None;
+                if !self.callee.is_call(&value)
+                    && !matches!(value, Expr::Try(_) | Expr::Paren(_))
+                    && let Some(slot) = call_slot(&mut value, self.callee)
+                {
+                    let result = common::result_ident(i);
+                    let call = std::mem::replace(slot, syn::parse_quote!(#result));
+                    let mut after = std::mem::replace(&mut value, call);
+                    self.visit_expr_mut(&mut after);
+                    applied = Some(after.to_token_stream());
+                }
+                let (body, tries) = self.untyped_branch(&value, &changed_later[i], &mut hoisted);
+                let result = applied
+                    .unwrap_or_else(|| common::apply_tries(&common::result_ident(i), &tries));
                 branches.push(Branch {
                     span,
                     body: body.clone(),
