@@ -775,3 +775,22 @@ fn an_assignment_borrowing_a_result_borrows_after_the_join() {
     assert!(got.contains(&normalize(want)), "{got}");
     assert!(got.contains(".join("), "{got}");
 }
+
+#[test]
+fn a_dependent_call_sharing_a_mut_parameter_runs_as_written() {
+    // As `let a = ..; let b = ..;` with the same calls would: no fork, and no error.
+    let got = expand_str(
+        quote!(),
+        quote!(
+            fn cnt(n: u64, c: &mut u64) -> u64 {
+                *c += 1;
+                if n < 2 {
+                    return n;
+                }
+                let a = cnt(n - 1, c);
+                a + cnt(n - 2, c)
+            }
+        ),
+    );
+    assert!(!got.contains("join"), "{got}");
+}

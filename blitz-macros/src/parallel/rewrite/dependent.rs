@@ -16,7 +16,7 @@ use syn::{BinOp, Expr, Stmt};
 use super::{Rewriter, escapes, hoisted_arguments, is_assign_op};
 use crate::common::{self, EscapeCheck};
 use crate::parallel::dependencies::{
-    RunNames, StmtNames, assigned_roots, between_conflicts, mutated_receivers, names_any,
+    Conflict, RunNames, StmtNames, assigned_roots, between_conflicts, mutated_receivers, names_any,
 };
 use crate::parallel::recursion::Callee;
 
@@ -31,16 +31,26 @@ enum Event<'e> {
     Escape,
 }
 
+/// Why no call of a dependent statement could join the run.
+pub(super) enum Unsplit {
+    /// Its first recursive call uses the run's results (or it has none that could run).
+    Dependent,
+    /// Its first recursive call and the run would both hold a place one of them changes (a
+    /// `&mut` parameter passed to each): they run one after the other, as written.
+    InOrder,
+    /// What holds its first recursive call back, as the error to report.
+    Because(syn::Error),
+}
+
 impl Rewriter<'_> {
     /// Splits `stmt`, which depends on the run `run` of statements before it (or leaves the fn
     /// or loop, and so cannot join it), into `let`s of its recursive calls that can join the
-    /// run and what is left of it, which uses their results. If no call can be taken, the
-    /// error that says why, when the reason is not that the calls use the run's results.
+    /// run and what is left of it, which uses their results. If no call can be taken, why.
     pub(super) fn split_dependent(
         &mut self,
         stmt: &Stmt,
         run: &RunNames,
-    ) -> Result<(Vec<Stmt>, Stmt), Option<syn::Error>> {
+    ) -> Result<(Vec<Stmt>, Stmt), Unsplit> {
         let callee = self.callee;
         let independent = |e: &Expr| {
             let probe: Stmt = syn::parse_quote!(let _ = #e;);
@@ -86,13 +96,8 @@ impl Rewriter<'_> {
     /// the statement evaluates before it (which will run after the join) must not depend on
     /// its order against the call.
     ///
-    /// With none taken, also the error for the first candidate, if it was held back by what
-    /// comes before it.
-    fn takeable(
-        &self,
-        run: &RunNames,
-        events: &[(bool, Option<Expr>)],
-    ) -> (usize, Option<syn::Error>) {
+    /// With none taken, also why.
+    fn takeable(&self, run: &RunNames, events: &[(bool, Option<Expr>)]) -> (usize, Unsplit) {
         let callee = self.callee;
         let mut run_and_taken = run.clone();
         let mut calls: Vec<Expr> = run.branches().to_vec();
@@ -102,7 +107,7 @@ impl Rewriter<'_> {
             let call = rest
                 .iter()
                 .find_map(|(candidate, e)| e.as_ref().filter(|_| *candidate));
-            call.map(|call| {
+            let error = call.map(|call| {
                 syn::Error::new_spanned(
                     call,
                     format!(
@@ -111,24 +116,28 @@ impl Rewriter<'_> {
                          them, give it a `let` of its own before this statement"
                     ),
                 )
-            })
+            });
+            error.map_or(Unsplit::Dependent, Unsplit::Because)
         };
         let leaves = "a `?`, `return` or `break` before it may leave first";
         for (at, (candidate, e)) in events.iter().enumerate() {
             let Some(e) = e else {
                 // Sequentially, nothing after this point may run.
-                let why = blocked(leaves, &events[at..]);
-                return (taken, why.filter(|_| taken == 0));
+                return (taken, blocked(leaves, &events[at..]));
             };
             if !candidate {
                 if callee.makes_call(e) {
-                    // A recursive call that stays (its arguments use the run's results): later
-                    // calls keep their place.
+                    // A recursive call that stays (its arguments use the run's results, or it
+                    // shares a changed place with the run): later calls keep their place.
+                    let probe: Stmt = syn::parse_quote!(let _ = #e;);
+                    let names = StmtNames::of(&probe, callee);
+                    if let Some(Conflict::Changes) = run_and_taken.conflict_with(&names, callee) {
+                        return (taken, Unsplit::InOrder);
+                    }
                     break;
                 }
                 if escapes(e) {
-                    let why = blocked(leaves, &events[at..]);
-                    return (taken, why.filter(|_| taken == 0));
+                    return (taken, blocked(leaves, &events[at..]));
                 }
                 before.push(e);
                 continue;
@@ -147,7 +156,7 @@ impl Rewriter<'_> {
             let names = StmtNames::of(&probe, callee);
             if !unescaping {
                 let why = "a `?`, `return` or `break` inside it would leave the closure it runs in";
-                return (taken, blocked(why, &events[at..]).filter(|_| taken == 0));
+                return (taken, blocked(why, &events[at..]));
             }
             if run_and_taken.conflict_with(&names, callee).is_some() {
                 break;
@@ -164,12 +173,12 @@ impl Rewriter<'_> {
             {
                 let why = "what the statement evaluates before it, which would run after the \
                            calls, changes or reads what the call uses, or the call may move it";
-                return (taken, blocked(why, &events[at..]).filter(|_| taken == 0));
+                return (taken, blocked(why, &events[at..]));
             }
             run_and_taken.add(names);
             taken += 1;
         }
-        (taken, None)
+        (taken, Unsplit::Dependent)
     }
 }
 

@@ -10,6 +10,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Pat, Stmt, Token};
 
+use super::dependent::Unsplit;
 use super::{
     Hoisted, Rewriter, bind_hoisted, call_slot, is_fork_block, peel_try_owned,
     statement_hoisted_arguments,
@@ -56,8 +57,9 @@ impl Rewriter<'_> {
                                 self.join_run(lets, rest, &mut group, &mut run, &mut out);
                                 continue;
                             }
-                            Err(Some(blocked)) => self.record_unforkable(blocked),
-                            Err(None) => self.record_dependent(&stmt, &name),
+                            Err(Unsplit::Because(blocked)) => self.record_unforkable(blocked),
+                            Err(Unsplit::InOrder) => self.kept_in_order = true,
+                            Err(Unsplit::Dependent) => self.record_dependent(&stmt, &name),
                         },
                     }
                     self.flush(&mut group, &mut out, false);
@@ -80,7 +82,8 @@ impl Rewriter<'_> {
                     }
                     // Why it did not, if the statement depends on the run (otherwise its
                     // escape is the reason, below).
-                    Err(Some(blocked))
+                    Err(Unsplit::InOrder) => self.kept_in_order = true,
+                    Err(Unsplit::Because(blocked))
                         if matches!(
                             run.conflict_with(&StmtNames::of(&stmt, self.callee), self.callee),
                             Some(Conflict::Depends(_))
