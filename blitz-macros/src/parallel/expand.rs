@@ -66,7 +66,8 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
             format!(
                 "`#[parallel]` found no fork point in `{name}`: a recursive call must name the \
                  fn as `{name}(..)` (a path such as `{path}` may name another fn); if this call \
-                 is `{name}` itself, write `{name}(..)`",
+                 is `{name}` itself, write `{name}(..)` in a free fn, or `Self::{name}(..)` in \
+                 an impl block that a macro writes (whose header the attribute cannot see)",
                 path = path.to_token_stream().to_string().replace(' ', "")
             ),
         );

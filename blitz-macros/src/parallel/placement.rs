@@ -50,7 +50,7 @@ pub(super) fn choose(func: &syn::ItemFn, is_method: bool) -> Placement {
 pub(super) fn is_in_impl(span: Span) -> bool {
     matches!(
         enclosing_block(span),
-        Some(Block::InherentImpl | Block::TraitImpl)
+        Some(Block::InherentImpl | Block::TraitImpl | Block::MacroImpl)
     )
 }
 
@@ -59,6 +59,9 @@ pub(super) fn is_in_impl(span: Span) -> bool {
 enum Block {
     InherentImpl,
     TraitImpl,
+    /// An impl whose header a `macro_rules!` repetition writes (`impl $($header)* {`): it may
+    /// be a trait impl.
+    MacroImpl,
     Other,
 }
 
@@ -322,6 +325,11 @@ fn classify(header: &str) -> Block {
     if first.map(|i| words[i]) != Some("impl") {
         return Block::Other;
     }
+    // A metavariable is one token tree or fragment, neither of which can hold `Trait for`;
+    // a repetition can.
+    if rest.contains("$(") {
+        return Block::MacroImpl;
+    }
     let mut depth = 0i32;
     let bytes: Vec<char> = rest.chars().collect();
     let mut i = 0;
@@ -473,6 +481,8 @@ mod tests {
             impl S<[u64; 2]> { fn array_generic() {} }
             impl W<{ 1 + 1 }> where [(); 2]: Sized { fn const_block_generic() {} }
             impl<F: Fn() -> u8> X<F> { fn arrow_in_bound() {} }
+            macro_rules! with_header { ($($h:tt)*) => { impl $($h)* { fn in_macro_header() {} } } }
+            macro_rules! for_type { ($t:ty) => { impl $t { fn in_macro_type() {} } } }
             #[blitz::parallel(cutoff = n<20)]
             fn fib(n: u64) -> u64 { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }
             impl Node { fn after_a_comparison_in_an_attribute() {} }
@@ -505,6 +515,8 @@ mod tests {
             Some(Block::InherentImpl)
         );
         assert_eq!(block_at(src, "fn after_comments"), Some(Block::TraitImpl));
+        assert_eq!(block_at(src, "fn in_macro_header"), Some(Block::MacroImpl));
+        assert_eq!(block_at(src, "fn in_macro_type"), Some(Block::InherentImpl));
         assert_eq!(
             block_at(src, "fn after_a_comparison_in_a_body"),
             Some(Block::TraitImpl)
