@@ -121,7 +121,9 @@ impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut
 }
 
 /// A parallel iterator over an integer range (`(a..b).into_par_iter()`, `(a..=b)...`).
-/// Indexed where the number of items always fits a `usize`.
+/// Indexed for every integer type: where the number of items may not fit a `usize` (`a..=b`
+/// of 64-bit integers, 128-bit ranges), an indexed operation on a range too long to count
+/// panics.
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct RangeIter<R> {
@@ -142,25 +144,39 @@ pub struct RangeIter<R> {
 mod range_integer {
     pub trait RangeInteger: Sized + Send {}
 
-    /// `Range<T>` is indexed when `end - start` always fits a `usize`.
-    pub trait IndexedRangeInteger: RangeInteger {}
+    /// `Range<T>` is indexed. `LEN_FITS`: the length of every such range fits a `usize`.
+    pub trait IndexedRangeInteger: RangeInteger {
+        const LEN_FITS: bool;
+    }
 
-    /// `RangeInclusive<T>` is indexed when `end - start + 1` always fits a `usize`.
-    pub trait IndexedInclusiveRangeInteger: RangeInteger {}
+    /// `RangeInclusive<T>` is indexed. `LEN_FITS`: the length of every such range (`end -
+    /// start + 1`) fits a `usize`.
+    pub trait IndexedInclusiveRangeInteger: RangeInteger {
+        const LEN_FITS: bool;
+    }
 }
 use range_integer::{IndexedInclusiveRangeInteger, IndexedRangeInteger, RangeInteger};
 
 macro_rules! impl_for {
     ($tr:ident: $($t:ty),*) => {$(impl $tr for $t {})*};
+    ($tr:ident, $fits:literal: $($t:ty),*) => {
+        $(impl $tr for $t { const LEN_FITS: bool = $fits; })*
+    };
 }
 
 impl_for!(RangeInteger: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
-impl_for!(IndexedRangeInteger: u8, u16, u32, usize, i8, i16, i32, isize);
-impl_for!(IndexedInclusiveRangeInteger: u8, u16, i8, i16);
+impl_for!(IndexedRangeInteger, true: u8, u16, u32, usize, i8, i16, i32, isize);
+impl_for!(IndexedRangeInteger, false: u128, i128);
+impl_for!(IndexedInclusiveRangeInteger, true: u8, u16, i8, i16);
+impl_for!(IndexedInclusiveRangeInteger, false: u64, i64, usize, isize, u128, i128);
 #[cfg(target_pointer_width = "64")]
-impl_for!(IndexedRangeInteger: u64, i64);
+impl_for!(IndexedRangeInteger, true: u64, i64);
 #[cfg(target_pointer_width = "64")]
-impl_for!(IndexedInclusiveRangeInteger: u32, i32);
+impl_for!(IndexedInclusiveRangeInteger, true: u32, i32);
+#[cfg(not(target_pointer_width = "64"))]
+impl_for!(IndexedRangeInteger, false: u64, i64);
+#[cfg(not(target_pointer_width = "64"))]
+impl_for!(IndexedInclusiveRangeInteger, false: u32, i32);
 
 /// The impls for one range type; the ranges' own `ParallelSource` impls do the work.
 macro_rules! range_iter {
@@ -194,10 +210,21 @@ macro_rules! range_iter {
 
         impl<T: $indexed> IndexedParallelIterator for RangeIter<$range<T>>
         where
-            $range<T>: ParallelSource + IntoIterator<Item = T>,
+            $range<T>: ParallelSource + IntoIterator<Item = T> + std::fmt::Debug,
         {
             fn len(&self) -> usize {
-                self.range.par_len()
+                let len = self.range.par_len();
+                // `par_len` saturates: for a type whose ranges may be longer than a `usize`
+                // counts, `usize::MAX` means "at least that many".
+                if !T::LEN_FITS && len == usize::MAX {
+                    panic!(
+                        "blitz: the range {:?} has more items than a `usize` can count, too \
+                         many for an indexed operation (`enumerate`, `rev`, `zip`, `collect`, \
+                         ...)",
+                        self.range
+                    );
+                }
+                len
             }
         }
     };

@@ -362,6 +362,46 @@ fn ranges_of_unsuffixed_literals_infer_their_type() {
     });
 }
 
+/// Every integer range is indexed, as in a `for` loop: `(0..=n).rev()` with `n: usize` or
+/// `u64` works; an indexed operation on a range whose length no `usize` counts panics.
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn wide_inclusive_ranges_are_indexed() {
+    on_pools(|| {
+        let rev: Vec<usize> = (0..=10usize).into_par_iter().rev().collect();
+        assert_eq!(rev, (0..=10usize).rev().collect::<Vec<_>>());
+        let steps: Vec<i64> = (-7..=10i64).into_par_iter().step_by(3).collect();
+        assert_eq!(steps, (-7..=10i64).step_by(3).collect::<Vec<_>>());
+        let pairs: Vec<(usize, u64)> = (5..=9u64).into_par_iter().enumerate().collect();
+        assert_eq!(pairs, (5..=9u64).enumerate().collect::<Vec<_>>());
+        let top: Vec<u64> = (u64::MAX - 3..=u64::MAX).into_par_iter().rev().collect();
+        assert_eq!(top, (u64::MAX - 3..=u64::MAX).rev().collect::<Vec<_>>());
+        let wide: Vec<(u128, i128)> = (0..4u128)
+            .into_par_iter()
+            .zip((i128::MIN..=i128::MIN + 3).into_par_iter())
+            .collect();
+        assert_eq!(
+            wide,
+            (0..4u128)
+                .zip(i128::MIN..=i128::MIN + 3)
+                .collect::<Vec<_>>()
+        );
+        let (high, low) = (5u64, std::hint::black_box(4u64));
+        let empty: Vec<u64> = (high..=low).into_par_iter().rev().collect();
+        assert!(empty.is_empty());
+    });
+    let too_long = std::panic::catch_unwind(|| (0..=u64::MAX).into_par_iter().len());
+    let message = too_long.expect_err("a length past usize::MAX");
+    let message = message
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("0..=18446744073709551615"), "{message}");
+    assert!(
+        message.contains("more items than a `usize` can count"),
+        "{message}"
+    );
+}
+
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
 fn generated_sources_match_std() {
