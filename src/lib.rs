@@ -178,13 +178,6 @@ pub mod __private {
         iter.into_par_iter()
     }
 
-    /// Converts a `par_for!` source. A call of its own, located at the source's tokens, so a
-    /// value that is not a source is reported there.
-    #[inline(always)]
-    pub fn source<S: IntoParallelSource>(source: S) -> S::Source {
-        source.into_par_source()
-    }
-
     /// The identities and combining functions behind `par_for!`'s `reduce(op: var)`.
     pub mod reduce {
         /// `reduce(+: ..)`.

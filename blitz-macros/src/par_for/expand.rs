@@ -120,15 +120,15 @@ pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> Tok
     let pat = &pf.pat;
     let piece = Ident::new("__blitz_piece", Span::mixed_site());
     let the_loop = quote!(for #pat in #piece #body);
-    let source = {
-        let at = pf.source.span();
-        let pr_at = respan(pr.clone(), at);
-        quote_spanned!(at=> #pr_at::source(#source))
-    };
+    // The source goes straight to the runtime call, whose bound (`IntoParallelSource`) is the
+    // only one on its type: a value that is not a source is one error. The call is located at
+    // the source, so that error points there.
+    let at = pf.source.span();
+    let pr_at = respan(pr.clone(), at);
     if targets.is_empty() {
-        return quote!({
-            #pr::for_each_piece(#source, #grain, |#piece| { #the_loop });
-        });
+        let call =
+            quote_spanned!(at=> #pr_at::for_each_piece(#source, #grain, |#piece| { #the_loop }));
+        return quote!({ #call; });
     }
     let Reductions {
         types,
@@ -140,23 +140,28 @@ pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> Tok
     // The source and grain first: they may read a target, which is then borrowed. Bound by a
     // `match`, which keeps the source's temporaries (`&make()`) alive to its end, as a `for`
     // loop does.
+    // The call and its leaf closure are located at the source, as above: the source's type
+    // is named by the call's bound and by the closure's parameter.
+    let src_at = Ident::new(&src.to_string(), at.resolved_at(Span::mixed_site()));
+    let leaf = quote_spanned!(at=> |#piece| {
+        #(
+            #[allow(unused_mut)]
+            let mut #targets = #ids;
+        )*
+        #the_loop
+        (#(#targets,)*)
+    });
+    let call = quote_spanned!(at=> #pr_at::reduce_pieces(
+        #src_at,
+        #gr,
+        #leaf,
+        |#x, #y| (#(#combines,)*),
+    ));
     quote!({
         match (#source, #grain) {
             (#src, #gr) => {
                 #(#types)*
-                let (#(#results,)*) = #pr::reduce_pieces(
-                    #src,
-                    #gr,
-                    |#piece| {
-                        #(
-                            #[allow(unused_mut)]
-                            let mut #targets = #ids;
-                        )*
-                        #the_loop
-                        (#(#targets,)*)
-                    },
-                    |#x, #y| (#(#combines,)*),
-                );
+                let (#(#results,)*) = #call;
                 #(#stores)*
             }
         }

@@ -15,7 +15,7 @@ fn plain_loop_over_a_range() {
         .to_string();
     let want = quote!({
         ::blitz::__private::for_each_piece(
-            ::blitz::__private::source(0..n),
+            0..n,
             0usize,
             |__blitz_piece| {
                 for i in __blitz_piece {
@@ -37,7 +37,7 @@ fn block_body_and_grain() {
         .to_string();
     let want = quote!({
         ::blitz::__private::for_each_piece(
-            ::blitz::__private::source(&mut v),
+            &mut v,
             {
                 let __blitz_grain: usize = 64;
                 __blitz_grain
@@ -65,7 +65,7 @@ fn reduce_gives_private_accumulators() {
     .to_string();
     let p = quote!(::blitz::__private);
     let want = quote!({
-        match (#p::source(0..n), 0usize) {
+        match (0..n, 0usize) {
             (__blitz_source, __blitz_grain) => {
                 let (__blitz_t0, __blitz_id0, __blitz_op0) =
                     #p::reduce::ops(&mut sum, #p::reduce::Add);
@@ -154,7 +154,7 @@ fn method_sources_are_rewritten() {
         .unwrap()
         .to_string();
     assert!(
-        got.contains(":: b2 :: __private :: source (0 ..= n)"),
+        got.contains(":: b2 :: __private :: for_each_piece (0 ..= n"),
         "{got}"
     );
 }

@@ -85,10 +85,15 @@ pub use sources::{
 /// );
 /// assert_eq!(total, (0..1000u64).map(|i| i * i).sum());
 /// ```
-// The full advice is on `IntoParallelSource`, whose error comes first.
+// The same advice as on `IntoParallelSource`: which of the two a type that is neither is
+// reported against depends on where the compiler meets it first.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a parallel source",
-    label = "not a range, a slice or a parallel source"
+    label = "not a range, a slice or a parallel source",
+    note = "`par_for!` loops over an integer range (`0..n`), `&v` or `&mut v` of a slice, `Vec` \
+            or array, or a chain of iterator methods that parallel iterators have too, \
+            starting at a collection or a range (`v.iter()`, `m.values()`, `s.split(',')`, \
+            `(0..n).rev()`); for another iterator, collect it into a `Vec` first"
 )]
 pub trait ParallelSource: Sized + Send + IntoIterator {
     /// The number of items.
