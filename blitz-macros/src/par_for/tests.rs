@@ -14,15 +14,11 @@ fn plain_loop_over_a_range() {
         .unwrap()
         .to_string();
     let want = quote!({
-        ::blitz::__private::for_each_piece(
-            0..n,
-            0usize,
-            |__blitz_piece| {
-                for i in __blitz_piece {
-                    out[i].store(i);
-                }
-            },
-        );
+        ::blitz::__private::for_each_piece(0..n, 0usize, |__blitz_piece| {
+            for i in __blitz_piece {
+                out[i].store(i);
+            }
+        });
     });
     assert_eq!(
         crate::common::normalize(got),

@@ -9,6 +9,7 @@ use std::slice;
 
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
+use crate::loops::sources::{char_at, char_index};
 
 /// A parallel iterator over `&T` in a slice (`par_iter()` on slices, arrays and `Vec`s).
 #[derive(Debug)]
@@ -233,32 +234,9 @@ macro_rules! range_iter {
 range_iter!(Range, IndexedRangeInteger);
 range_iter!(RangeInclusive, IndexedInclusiveRangeInteger);
 
-/// A `char` range's items are the scalar values in it, which skip the surrogates: an item's
-/// index in the range is its value, less the surrogates' 0x800 from `\u{E000}` on. The
-/// range runs over those indices (`u32`s), mapped back to `char`s, so it is indexed.
-const SURROGATES: std::ops::Range<u32> = 0xD800..0xE000;
-
-/// The index of `c` among the scalar values.
-fn char_index(c: char) -> u32 {
-    let value = u32::from(c);
-    if value < SURROGATES.start {
-        value
-    } else {
-        value - SURROGATES.len() as u32
-    }
-}
-
-/// The scalar value at `index` (the inverse of [`char_index`]).
-fn char_at(index: u32) -> char {
-    let value = if index < SURROGATES.start {
-        index
-    } else {
-        index + SURROGATES.len() as u32
-    };
-    char::from_u32(value).expect("an index below the last scalar value's")
-}
-
-/// The `char`s of a range, in order (rayon's `Range<char>` parallel iterator).
+/// The `char`s of a range, in order (rayon's `Range<char>` parallel iterator): the range runs
+/// over the indices of the scalar values (see [`char_index`]), mapped back to `char`s, so it
+/// is indexed.
 impl IntoParallelIterator for Range<char> {
     type Iter = super::Map<RangeIter<Range<u32>>, fn(u32) -> char>;
     type Item = char;

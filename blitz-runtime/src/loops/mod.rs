@@ -30,7 +30,7 @@
 pub(crate) mod engine;
 mod history;
 pub(crate) mod search;
-mod sources;
+pub(crate) mod sources;
 mod splitter;
 
 pub(crate) use engine::{NeverStop, Stop, drive};

@@ -108,6 +108,72 @@ range_sources!(
     u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
 );
 
+/// A `char` range's items are the scalar values in it, which skip the surrogates: an item's
+/// index in the range is its value, less the surrogates' 0x800 from `\u{E000}` on.
+const SURROGATES: std::ops::Range<u32> = 0xD800..0xE000;
+
+/// The index of `c` among the scalar values.
+pub(crate) fn char_index(c: char) -> u32 {
+    let value = u32::from(c);
+    if value < SURROGATES.start {
+        value
+    } else {
+        value - SURROGATES.len() as u32
+    }
+}
+
+/// The scalar value at `index` (the inverse of [`char_index`]).
+pub(crate) fn char_at(index: u32) -> char {
+    let value = if index < SURROGATES.start {
+        index
+    } else {
+        index + SURROGATES.len() as u32
+    };
+    char::from_u32(value).expect("an index below the last scalar value's")
+}
+
+impl ParallelSource for Range<char> {
+    fn par_len(&self) -> usize {
+        // `char_index` keeps the order, so an empty range (`end <= start`) has none.
+        char_index(self.end).saturating_sub(char_index(self.start)) as usize
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        debug_assert!(index <= self.par_len());
+        // `index <= len`, so the index is at most `char_index(end)`, a scalar value's.
+        let mid = char_at(char_index(self.start) + index as u32);
+        (self.start..mid, mid..self.end)
+    }
+}
+
+impl ParallelSource for RangeInclusive<char> {
+    fn par_len(&self) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        (char_index(*self.end()) - char_index(*self.start())) as usize + 1
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        debug_assert!(index <= self.par_len());
+        if self.is_empty() {
+            return (self.clone(), self);
+        }
+        let (start, end) = (*self.start(), *self.end());
+        let first = char_index(start);
+        if index == 0 {
+            return (exhausted(start), self);
+        }
+        if index as u32 > char_index(end) - first {
+            return (self, exhausted(end));
+        }
+        // `1 <= index <= len - 1`: both halves are inside the range.
+        let last_left = char_at(first + index as u32 - 1);
+        let first_right = char_at(first + index as u32);
+        (start..=last_left, first_right..=end)
+    }
+}
+
 /// An empty inclusive range positioned at `at` (an inclusive range cannot be empty with
 /// `start <= end` unless it was iterated to its end, which is what this does).
 fn exhausted<T>(at: T) -> RangeInclusive<T>
@@ -454,6 +520,26 @@ mod tests {
         assert_eq!((a, b.collect::<Vec<_>>()), (0..=254, vec![255]));
         assert_eq!((0..=u64::MAX).par_len(), usize::MAX);
         assert_eq!(exhausted(7u16).par_len(), 0);
+    }
+
+    #[test]
+    fn char_ranges_split_at_every_index_around_the_surrogates() {
+        // Three scalar values on each side of the surrogates' gap.
+        let (low, high) = ('\u{D7FD}', '\u{E002}');
+        let all: Vec<char> = (low..=high).collect();
+        assert_eq!(all.len(), 6);
+        for index in 0..=all.len() {
+            let (a, b) = (low..=high).par_split_at(index);
+            assert_eq!(a.par_len(), index);
+            let joined: Vec<char> = a.chain(b).collect();
+            assert_eq!(joined, all);
+            let (a, b) = (low..high).par_split_at(index.min(5));
+            let joined: Vec<char> = a.chain(b).collect();
+            assert_eq!(joined, all[..5]);
+        }
+        assert_eq!(('a'..='z').par_len(), 26);
+        assert_eq!(('z'..'a').par_len(), 0);
+        assert_eq!(('\0'..=char::MAX).par_len(), 0x10_FFFF + 1 - 0x800);
     }
 
     #[test]

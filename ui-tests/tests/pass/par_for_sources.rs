@@ -48,5 +48,13 @@ fn main() {
         let mut top = 0u8;
         blitz::par_for!(i in 0..=u8::MAX, reduce(max: top) => top = top.max(i));
         assert_eq!(top, 255);
+
+        // `char` ranges, as in a `for` loop.
+        let mut letters = 0u32;
+        blitz::par_for!(c in 'a'..='z', reduce(+: letters) => letters += c as u32);
+        assert_eq!(letters, ('a'..='z').map(|c| c as u32).sum::<u32>());
+        let mut count = 0usize;
+        blitz::par_for!(c in '\u{D000}'..'\u{F000}', reduce(+: count) => count += c.len_utf8());
+        assert_eq!(count, ('\u{D000}'..'\u{F000}').map(char::len_utf8).sum::<usize>());
     });
 }
