@@ -72,6 +72,11 @@ impl Parse for ParFor {
         if input.is_empty() {
             return Err(input.error(format!("expected a loop: {USAGE}")));
         }
+        if input.peek(Token![=>]) || input.peek(Token![in]) {
+            return Err(input.error(format!(
+                "expected the loop's pattern and source before this: {USAGE}"
+            )));
+        }
         let pat = Pat::parse_single(input)?;
         if !input.peek(Token![in]) {
             return Err(input.error(format!("expected `in` after the loop pattern: {USAGE}")));
@@ -113,7 +118,13 @@ impl Parse for ParFor {
         if !input.peek(Token![=>]) {
             return Err(input.error(format!("expected `=>` before the loop body: {USAGE}")));
         }
-        input.parse::<Token![=>]>()?;
+        let arrow = input.parse::<Token![=>]>()?;
+        if input.is_empty() {
+            return Err(syn::Error::new_spanned(
+                arrow,
+                format!("expected the loop body after `=>`: {USAGE}"),
+            ));
+        }
         let mut body = input.parse()?;
         Ungroup::expr(&mut body);
         if input.peek(Token![,]) {
@@ -152,7 +163,13 @@ fn named_op(input: ParseStream) -> Option<Op> {
 
 fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
     let content;
-    syn::parenthesized!(content in input);
+    let parens = syn::parenthesized!(content in input);
+    if content.is_empty() {
+        return Err(syn::Error::new(
+            parens.span.join(),
+            "`reduce` needs an operator and a variable: `reduce(+: total)`",
+        ));
+    }
     let op_span = content.span();
     let op = if content.peek(Token![+]) {
         content.parse::<Token![+]>()?;

@@ -159,6 +159,9 @@ fn method_sources_are_rewritten() {
 fn errors() {
     assert!(error(quote!(i 0..n => f(i))).contains("expected `in`"));
     assert!(error(quote!(i in 0..n { f(i) })).contains("expected `=>`"));
+    assert!(error(quote!(=> f())).contains("expected the loop's pattern and source"));
+    assert!(error(quote!(i in 0..n =>)).contains("expected the loop body after `=>`"));
+    assert!(error(quote!(i in 0..n, reduce() => f(i))).contains("`reduce` needs an operator"));
     assert!(
         error(quote!(x in v.iter().peekable() => f(x)))
             .contains("unsupported `par_for!` source `.peekable(..)`")

@@ -53,7 +53,13 @@ impl Parse for Args {
                         "`cutoff` needs a value: `cutoff = <bool expr over the parameters>`",
                     ));
                 }
-                input.parse::<Token![=]>()?;
+                let eq = input.parse::<Token![=]>()?;
+                if input.is_empty() || input.peek(Token![,]) {
+                    return Err(syn::Error::new_spanned(
+                        eq,
+                        "`cutoff =` needs a value: `cutoff = <bool expr over the parameters>`",
+                    ));
+                }
                 args.cutoff = Some(input.parse()?);
             }
             if input.is_empty() {

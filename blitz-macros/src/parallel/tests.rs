@@ -98,6 +98,7 @@ fn errors() {
         }
     );
     let on = |item: TokenStream| error(quote!(), item);
+    assert!(error(quote!(cutoff = ), fib.clone()).contains("`cutoff =` needs a value"));
     assert!(
         on(quote!(
             struct S;
