@@ -213,7 +213,10 @@ impl ThreadPoolBuilder {
                     if let Some(name) = thread.name() {
                         builder = builder.name(name.to_owned());
                     }
-                    if let Some(size) = thread.stack_size() {
+                    let size = thread
+                        .stack_size()
+                        .or_else(crate::thread_spawn::default_stack_size);
+                    if let Some(size) = size {
                         builder = builder.stack_size(size);
                     }
                     let wrapper = &wrapper;
@@ -286,9 +289,12 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// The stack size of each worker thread, in bytes (deep recursion may need more than the
-    /// platform default). `0` (the default) means the platform default, as `0` threads means
-    /// the default count in [`num_threads`](Self::num_threads).
+    /// The stack size of each worker thread, in bytes (deep recursion may need more). `0`
+    /// (the default) means the default size, as `0` threads means the default count in
+    /// [`num_threads`](Self::num_threads): 8 MiB, the usual size of a main thread, for
+    /// recursion moved from there onto the workers; or the platform's default for spawned
+    /// threads when `RUST_MIN_STACK` is set. A
+    /// [`spawn_handler`](Self::spawn_handler) receives the size given here, or `None`.
     ///
     /// ```
     /// let pool = blitz::ThreadPoolBuilder::new()
@@ -510,5 +516,34 @@ mod tests {
         assert!(err.to_string().contains("65536"));
         let err = resolve_num_threads(None, Some("100000"), 2).unwrap_err();
         assert!(matches!(err, ThreadPoolBuildError::TooManyThreads { .. }));
+    }
+
+    /// A recursion 5 MiB deep, more than a spawned thread's 2 MiB: it runs on the workers of
+    /// a default pool, as it would on a main thread. (Too small a stack aborts the process:
+    /// the test run fails.)
+    #[test]
+    #[cfg_attr(miri, ignore)] // Miri's stack frames are not the native ones.
+    fn workers_get_a_main_thread_sized_stack() {
+        /// Recurses until the stack below `top` holds `bytes`; returns the depth reached.
+        fn deep(top: usize, bytes: usize) -> u32 {
+            let frame = std::hint::black_box([0u8; 512]);
+            let here = frame.as_ptr() as usize;
+            if top.abs_diff(here) >= bytes {
+                return 0;
+            }
+            1 + deep(top, bytes) + u32::from(std::hint::black_box(frame)[0])
+        }
+        fn deep_from_here(bytes: usize) -> u32 {
+            let top = std::hint::black_box(0u8);
+            deep(&top as *const u8 as usize, bytes)
+        }
+        if std::env::var_os("RUST_MIN_STACK").is_some() {
+            return;
+        }
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let bytes = 5 << 20;
+        assert!(pool.install(|| deep_from_here(bytes)) > 0);
+        let (a, b) = pool.join(|| deep_from_here(bytes), || deep_from_here(bytes));
+        assert!(a > 0 && b > 0);
     }
 }

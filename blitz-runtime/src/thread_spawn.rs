@@ -104,11 +104,25 @@ impl ThreadSpawn for DefaultSpawn {
         if let Some(name) = &thread.name {
             builder = builder.name(name.clone());
         }
-        if let Some(size) = thread.stack_size {
+        if let Some(size) = thread.stack_size.or_else(default_stack_size) {
             builder = builder.stack_size(size);
         }
         builder.spawn(move || thread.run()).map(Some)
     }
+}
+
+/// The stack of a worker the pool starts itself, when the builder names no size: 8 MiB, the
+/// usual size of a program's main thread, not the 2 MiB of a spawned thread. Recursion that
+/// `#[parallel]` or `join` moves from the main thread onto the workers (each level with a
+/// fork's frames on top of the fn's own) should not overflow where the sequential code did
+/// not. The memory is reserved, not used, until the recursion reaches it. `None` (the
+/// platform's default) when `RUST_MIN_STACK` is set: that is the user's choice for every
+/// spawned thread.
+pub(crate) fn default_stack_size() -> Option<usize> {
+    const MAIN_THREAD_STACK: usize = 8 << 20;
+    std::env::var_os("RUST_MIN_STACK")
+        .is_none()
+        .then_some(MAIN_THREAD_STACK)
 }
 
 /// A [`spawn_handler`](crate::ThreadPoolBuilder::spawn_handler) of the user's: the pool hands
