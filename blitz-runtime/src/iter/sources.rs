@@ -235,7 +235,7 @@ range_iter!(Range, IndexedRangeInteger);
 range_iter!(RangeInclusive, IndexedInclusiveRangeInteger);
 
 /// The `char`s of a range, in order (rayon's `Range<char>` parallel iterator): the range runs
-/// over the indices of the scalar values (see [`char_index`]), mapped back to `char`s, so it
+/// over the indices of the scalar values (the surrogates skipped), mapped back to `char`s, so it
 /// is indexed.
 impl IntoParallelIterator for Range<char> {
     type Iter = super::Map<RangeIter<Range<u32>>, fn(u32) -> char>;
