@@ -4,6 +4,17 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// A one-worker and a two-worker pool: the tests that compare with the sequential fn run on
+/// both (one worker runs everything serially, two fork).
+pub fn pools() -> [blitz::ThreadPool; 2] {
+    [1, 2].map(|n| {
+        blitz::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    })
+}
+
 /// Shows that recursive calls really fork: every worker of a pool must reach a leaf while the
 /// others wait in theirs, which only happens when the calls run side by side.
 pub struct Rendezvous {

@@ -4,16 +4,7 @@
 //! the attribute, on one worker and on two, and the spreading ones check that both workers ran
 //! leaves at once (see `Rendezvous`), which only happens if the calls really fork.
 
-use blitz_ui_tests::Rendezvous;
-
-fn pools() -> [blitz::ThreadPool; 2] {
-    [1, 2].map(|n| {
-        blitz::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-    })
-}
+use blitz_ui_tests::{Rendezvous, pools};
 
 #[blitz::parallel]
 fn fib(n: u64) -> u64 {

@@ -6,14 +6,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
-fn pools() -> [blitz::ThreadPool; 2] {
-    [1, 2].map(|n| {
-        blitz::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-    })
-}
+use blitz_ui_tests::pools;
 
 // ---------------------------------------------------------------- operands left of a fork
 
