@@ -420,10 +420,14 @@ fn outermost_forks_are_published_when_armed() {
             |w| assert!(published(w), "after a long `a`, unstolen"),
             |_| (),
         );
-        w.join(
-            |w| assert!(!published(w), "after a short `a`, unstolen"),
-            |_| (),
-        );
+        // A short `a` ends the publication. A fork whose stamp and join straddle a preemption,
+        // or a move to a core whose clock reads behind, is judged long: allow a few of those.
+        let stopped = (0..100).any(|_| {
+            let mut private = false;
+            w.join(|w| private = !published(w), |_| ());
+            private
+        });
+        assert!(stopped, "after a short `a`, unstolen");
         drop(release);
 
         // Now the idle peer asks: answer until it has taken `b`, and take long enough for
