@@ -14,7 +14,6 @@ use quote::format_ident;
 use syn::{BinOp, Expr, Stmt};
 
 use super::{Rewriter, escapes, hoisted_arguments, is_assign_op};
-use crate::common::{self, EscapeCheck};
 use crate::parallel::dependencies::{
     Conflict, RunNames, StmtNames, assigned_roots, between_conflicts, mutated_receivers, names_any,
 };
@@ -142,19 +141,9 @@ impl Rewriter<'_> {
                 before.push(e);
                 continue;
             }
-            let unescaping = common::check_escapes(
-                e,
-                &EscapeCheck {
-                    place: "",
-                    allow_top_continue: false,
-                    advice: "",
-                    continue_advice: "",
-                },
-            )
-            .is_ok();
             let probe: Stmt = syn::parse_quote!(let _ = #e;);
             let names = StmtNames::of(&probe, callee);
-            if !unescaping {
+            if escapes(e) {
                 let why = "a `?`, `return` or `break` inside it would leave the closure it runs in";
                 return (taken, blocked(why, &events[at..]));
             }
