@@ -190,12 +190,7 @@ pub(crate) struct EscapeCheck<'a> {
 /// Finds the first `return`, `break`/`continue` leaving `expr`, `?` or `.await` in `expr`
 /// (looking through neither closures, async blocks nor nested items, where they are local).
 pub(crate) fn check_escapes(expr: &Expr, check: &EscapeCheck) -> syn::Result<()> {
-    let mut v = Escapes {
-        check,
-        loops: 0,
-        labels: Vec::new(),
-        error: None,
-    };
+    let mut v = Escapes::new(check);
     v.visit_expr(expr);
     match v.error {
         Some(e) => Err(e),
@@ -203,14 +198,74 @@ pub(crate) fn check_escapes(expr: &Expr, check: &EscapeCheck) -> syn::Result<()>
     }
 }
 
+/// Statements that use each label of an enclosing loop or block that `exprs` break or
+/// continue to: emitted next to the escape error, where the culprit itself is dropped, so that
+/// the error does not come with an "unused label" warning on the user's loop. Dead code
+/// (`if false`) that keeps the user's form: a value for a `break` that had one.
+pub(crate) fn outer_label_uses<'e>(exprs: impl IntoIterator<Item = &'e Expr>) -> TokenStream {
+    let check = EscapeCheck {
+        place: "",
+        allow_top_continue: true,
+        advice: "",
+        continue_advice: "",
+    };
+    let mut v = Escapes::new(&check);
+    for expr in exprs {
+        v.visit_expr(expr);
+    }
+    if v.outer_labels.is_empty() {
+        return TokenStream::new();
+    }
+    let uses = v.outer_labels.iter().map(|(label, kind)| match kind {
+        OuterJump::Continue => quote!(if false { continue #label; }),
+        OuterJump::Break => quote!(if false { break #label; }),
+        OuterJump::BreakWithValue => quote!(if false { break #label loop {}; }),
+    });
+    quote! {
+        #[allow(unreachable_code)]
+        { #(#uses)* }
+    }
+}
+
+/// How a `break`/`continue` to an enclosing label is written (see [`outer_label_uses`]).
+enum OuterJump {
+    Continue,
+    Break,
+    BreakWithValue,
+}
+
 struct Escapes<'c, 'a> {
     check: &'c EscapeCheck<'a>,
     loops: usize,
     labels: Vec<String>,
     error: Option<syn::Error>,
+    /// The labels outside the expression that it jumps to, first use of each.
+    outer_labels: Vec<(syn::Lifetime, OuterJump)>,
 }
 
-impl Escapes<'_, '_> {
+impl<'c, 'a> Escapes<'c, 'a> {
+    fn new(check: &'c EscapeCheck<'a>) -> Self {
+        Escapes {
+            check,
+            loops: 0,
+            labels: Vec::new(),
+            error: None,
+            outer_labels: Vec::new(),
+        }
+    }
+
+    fn note_outer_label(&mut self, label: Option<&syn::Lifetime>, jump: OuterJump) {
+        if let Some(label) = label
+            && !self.labels.contains(&label.ident.to_string())
+            && !self
+                .outer_labels
+                .iter()
+                .any(|(l, _)| l.ident == label.ident)
+        {
+            self.outer_labels.push((label.clone(), jump));
+        }
+    }
+
     fn fail(&mut self, tokens: impl quote::ToTokens, msg: String) {
         if self.error.is_none() {
             self.error = Some(syn::Error::new_spanned(tokens, msg));
@@ -247,6 +302,11 @@ impl<'ast> Visit<'ast> for Escapes<'_, '_> {
     }
 
     fn visit_expr_break(&mut self, e: &'ast syn::ExprBreak) {
+        let jump = match e.expr {
+            Some(_) => OuterJump::BreakWithValue,
+            None => OuterJump::Break,
+        };
+        self.note_outer_label(e.label.as_ref(), jump);
         if self.leaves(e.label.as_ref()) {
             let msg = format!(
                 "`break` cannot leave {}: it runs in a closure on another thread{}",
@@ -259,6 +319,7 @@ impl<'ast> Visit<'ast> for Escapes<'_, '_> {
     }
 
     fn visit_expr_continue(&mut self, e: &'ast syn::ExprContinue) {
+        self.note_outer_label(e.label.as_ref(), OuterJump::Continue);
         let top = e.label.is_none() && self.loops == 0 && self.check.allow_top_continue;
         if !top && self.leaves(e.label.as_ref()) {
             let msg = format!(

@@ -167,7 +167,18 @@ pub(crate) fn fork_join_or_error(input: TokenStream) -> TokenStream {
     };
     match analyse(&fj) {
         Ok(()) => expand(&fj),
-        Err(e) => error_with_bindings(&fj, e),
+        Err(e) => {
+            let label_uses = common::outer_label_uses(fj.arms.iter().map(|a| &a.expr));
+            let error = error_with_bindings(&fj, e);
+            if label_uses.is_empty() {
+                error
+            } else if fj.arms.iter().any(|a| a.binding.is_some()) {
+                // Statements in the caller's block.
+                quote!(#label_uses #error)
+            } else {
+                quote!({ #label_uses #error })
+            }
+        }
     }
 }
 

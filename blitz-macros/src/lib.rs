@@ -99,7 +99,5 @@ pub fn fork_join(input: TokenStream) -> TokenStream {
 /// with the build error. See "Which pool runs the work" in the `blitz` crate docs.
 #[proc_macro]
 pub fn par_for(input: TokenStream) -> TokenStream {
-    par_for::par_for(input.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    par_for::par_for_or_error(input.into()).into()
 }

@@ -7,7 +7,7 @@
 //! iterator methods run by `for_each` or `fold`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
+use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream};
 use syn::visit::Visit;
 use syn::{Expr, Ident, Pat, Path, Token};
@@ -214,15 +214,33 @@ fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
     })
 }
 
-/// Entry point: parse, analyse, expand.
+/// Parse, analyse, expand: the whole macro, for the unit tests (the proc macro goes through
+/// [`par_for_or_error`]).
+#[cfg(test)]
 pub(crate) fn par_for(input: TokenStream) -> syn::Result<TokenStream> {
-    let pf: ParFor = syn::parse2(input)?;
-    let targets = analyse(&pf)?;
-    let source = rewrite_source(&pf)?;
+    analyse_and_expand(&syn::parse2(input)?)
+}
+
+fn analyse_and_expand(pf: &ParFor) -> syn::Result<TokenStream> {
+    let targets = analyse(pf)?;
+    let source = rewrite_source(pf)?;
     Ok(match source {
-        Source::Runtime(source) => expand(&pf, &targets, source),
-        Source::Chain(chain) => expand_chain(&pf, &targets, chain),
+        Source::Runtime(source) => expand(pf, &targets, source),
+        Source::Chain(chain) => expand_chain(pf, &targets, chain),
     })
+}
+
+/// Entry point for the proc macro: parse, analyse, expand; an error comes next to a use of
+/// each outer label the body jumps to (see [`common::outer_label_uses`]).
+pub(crate) fn par_for_or_error(input: TokenStream) -> TokenStream {
+    match syn::parse2::<ParFor>(input) {
+        Ok(pf) => analyse_and_expand(&pf).unwrap_or_else(|e| {
+            let label_uses = common::outer_label_uses([&pf.body]);
+            let error = e.into_compile_error();
+            quote!({ #label_uses #error })
+        }),
+        Err(e) => e.into_compile_error(),
+    }
 }
 
 /// Checks the reduce targets and the body; returns the targets' names.
