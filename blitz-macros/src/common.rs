@@ -480,6 +480,50 @@ impl VisitMut for Ungroup {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// `body`, an expression, as the tail of a block: parenthesized when it starts with a
+/// block-like expression that something follows (`{ ..; r0 } as u64`, `match x { .. } * 2`),
+/// which in statement position would end at the block.
+pub(crate) fn as_block_tail(body: &TokenStream) -> TokenStream {
+    match syn::parse2::<Expr>(body.clone()) {
+        Ok(e) if !is_block_like(&e) && starts_with_block_like(&e) => quote!((#body)),
+        _ => body.clone(),
+    }
+}
+
+/// Whether `e` ends at its closing brace in statement position.
+fn is_block_like(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Block(_)
+            | Expr::Const(_)
+            | Expr::ForLoop(_)
+            | Expr::If(_)
+            | Expr::Loop(_)
+            | Expr::Match(_)
+            | Expr::TryBlock(_)
+            | Expr::Unsafe(_)
+            | Expr::While(_)
+    )
+}
+
+/// Whether the leftmost operand of `e` (what its first token starts) is block-like.
+fn starts_with_block_like(e: &Expr) -> bool {
+    let left = match e {
+        Expr::Assign(a) => &a.left,
+        Expr::Await(a) => &a.base,
+        Expr::Binary(b) => &b.left,
+        Expr::Call(c) => &c.func,
+        Expr::Cast(c) => &c.expr,
+        Expr::Field(f) => &f.base,
+        Expr::Index(i) => &i.expr,
+        Expr::MethodCall(m) => &m.receiver,
+        Expr::Range(syn::ExprRange { start: Some(s), .. }) => s,
+        Expr::Try(t) => &t.expr,
+        _ => return false,
+    };
+    is_block_like(left) || starts_with_block_like(left)
+}
+
 /// `e` as the receiver or base of a postfix operation: parenthesized unless it binds at least
 /// as tightly as a method call.
 pub(crate) fn parenthesized_operand(e: Expr) -> Expr {

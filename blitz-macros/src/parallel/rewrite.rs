@@ -119,10 +119,13 @@ impl<'a> Rewriter<'a> {
             .iter()
             .map(|Branch { span, body }| Branch {
                 span: *span,
-                body: quote_spanned!(*span=> {
-                    let #cx = #p::ForkContext::sibling(#cx);
-                    #body
-                }),
+                body: {
+                    let body = common::as_block_tail(body);
+                    quote_spanned!(*span=> {
+                        let #cx = #p::ForkContext::sibling(#cx);
+                        #body
+                    })
+                },
             })
             .collect();
         plain_values.push(Branch {
