@@ -244,3 +244,77 @@ fn attributes_on_statements_are_kept() {
     assert_eq!(DISABLED_RAN.load(SeqCst), 0);
     let _ = disabled_note as fn() -> u64;
 }
+
+// ---------------------------------------------------------------- effects through calls
+
+fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, SeqCst);
+}
+
+/// The second statement changes `counter` through a fn before it recurses; sequentially the
+/// first statement's calls never see that change.
+#[blitz::parallel]
+fn reads_before_bump(depth: u32, counter: &AtomicU64) -> u64 {
+    if depth == 0 {
+        // Long enough that a forked second statement would bump first.
+        std::thread::sleep(std::time::Duration::from_micros(50));
+        return counter.load(SeqCst);
+    }
+    let a = reads_before_bump(depth - 1, counter);
+    let b = {
+        bump(counter);
+        reads_before_bump(depth - 1, counter)
+    };
+    a + b
+}
+
+fn reads_before_bump_serial(depth: u32, counter: &AtomicU64) -> u64 {
+    if depth == 0 {
+        return counter.load(SeqCst);
+    }
+    let a = reads_before_bump_serial(depth - 1, counter);
+    bump(counter);
+    a + reads_before_bump_serial(depth - 1, counter)
+}
+
+macro_rules! increment {
+    ($x:ident) => {
+        $x += 1
+    };
+}
+
+/// The second statement assigns `k` in a macro before it recurses.
+#[blitz::parallel]
+fn reads_before_macro(n: u64) -> u64 {
+    if n < 3 {
+        return n;
+    }
+    let mut k = n;
+    let a = reads_before_macro(k - 1);
+    let b = {
+        increment!(k);
+        reads_before_macro(k - 3)
+    };
+    a + b
+}
+
+fn reads_before_macro_serial(n: u64) -> u64 {
+    if n < 3 {
+        return n;
+    }
+    reads_before_macro_serial(n - 1) + reads_before_macro_serial(n - 2)
+}
+
+#[test]
+fn changes_made_by_a_fn_or_a_macro_before_a_call_keep_their_order() {
+    let want = reads_before_bump_serial(8, &AtomicU64::new(0));
+    for pool in pools() {
+        let counter = AtomicU64::new(0);
+        assert_eq!(pool.install(|| reads_before_bump(8, &counter)), want);
+        assert_eq!(counter.load(SeqCst), 255);
+        assert_eq!(
+            pool.install(|| reads_before_macro(20)),
+            reads_before_macro_serial(20)
+        );
+    }
+}

@@ -144,8 +144,11 @@ impl RunNames {
 }
 
 /// Collects the roots of places a branch may change (outside nested items): assigned to,
-/// borrowed `&mut`, or the receiver of a method call whose value is discarded
-/// (`out.push(x);`, which is there for what it does to `out`).
+/// borrowed `&mut`, the receiver of a method call whose value is discarded (`out.push(x);`,
+/// which is there for what it does to `out`), the arguments of a fn call whose value is
+/// discarded (`bump(counter);`: through a shared reference, a cell or an atomic still
+/// changes), and every name in a macro call that may change what it names (see
+/// [`macro_may_change`]).
 struct ChangeFinder<'a> {
     callee: &'a Callee,
     out: &'a mut HashSet<String>,
@@ -160,6 +163,50 @@ impl ChangeFinder<'_> {
             self.out.insert(root);
         }
     }
+}
+
+/// The arguments of `e` if it is a call, not a recursive one, made as a statement (its value
+/// discarded), each without a leading `&`: the places it is there to change.
+fn effect_call_arguments<'e>(
+    e: &'e Expr,
+    callee: &Callee,
+) -> Option<impl Iterator<Item = &'e Expr>> {
+    match e {
+        Expr::Call(c) if !callee.is_call(e) => Some(c.args.iter().map(|a| match a {
+            Expr::Reference(r) => &*r.expr,
+            a => a,
+        })),
+        _ => None,
+    }
+}
+
+/// Whether a macro call may change what it names: every macro but std's formatting,
+/// assertion and panic macros, which only borrow their arguments shared (a macro's tokens are
+/// not an expression to analyse).
+fn macro_may_change(mac: &syn::Macro) -> bool {
+    const SHARED_ONLY: &[&str] = &[
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "eprint",
+        "eprintln",
+        "format",
+        "format_args",
+        "matches",
+        "panic",
+        "print",
+        "println",
+        "todo",
+        "unimplemented",
+        "unreachable",
+    ];
+    mac.path
+        .segments
+        .last()
+        .is_none_or(|s| !SHARED_ONLY.contains(&s.ident.to_string().as_str()))
 }
 
 impl<'ast> Visit<'ast> for ChangeFinder<'_> {
@@ -177,10 +224,21 @@ impl<'ast> Visit<'ast> for ChangeFinder<'_> {
     }
 
     fn visit_stmt(&mut self, stmt: &'ast Stmt) {
-        if let Stmt::Expr(e, _) = stmt {
+        if let Stmt::Expr(e, semi) = stmt {
             self.method_statement(e);
+            if semi.is_some()
+                && let Some(args) = effect_call_arguments(e, self.callee)
+            {
+                self.out.extend(args.filter_map(place_root));
+            }
         }
         syn::visit::visit_stmt(self, stmt);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if macro_may_change(mac) {
+            self.out.extend(idents(mac.tokens.clone()));
+        }
     }
 
     fn visit_item(&mut self, _: &'ast Item) {}
@@ -285,6 +343,7 @@ impl PlaceUses {
     fn of(e: &Expr, roots: &HashSet<String>, callee: &Callee) -> PlaceUses {
         let roots: HashSet<String> = roots.union(&callee.exclusive_params).cloned().collect();
         let mut finder = PlaceFinder {
+            callee,
             roots: &roots,
             params: &callee.exclusive_params,
             out: PlaceUses::default(),
@@ -513,6 +572,7 @@ pub(super) fn any_conflict(uses: &[PlaceUses]) -> bool {
 
 /// Records the places of `roots` an expression names (outside nested items).
 struct PlaceFinder<'a> {
+    callee: &'a Callee,
     roots: &'a HashSet<String>,
     /// Roots all of whose uses are exclusive.
     params: &'a HashSet<String>,
@@ -586,6 +646,22 @@ impl<'ast> Visit<'ast> for PlaceFinder<'_> {
         if !recorded {
             syn::visit::visit_expr(self, e);
         }
+    }
+
+    /// A call made for its effect (see [`ChangeFinder`]) uses its arguments exclusively.
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if let Stmt::Expr(e @ Expr::Call(c), Some(_)) = stmt
+            && let Some(args) = effect_call_arguments(e, self.callee)
+        {
+            self.visit_expr(&c.func);
+            for arg in args {
+                if !self.record(arg, true) {
+                    self.visit_expr(arg);
+                }
+            }
+            return;
+        }
+        syn::visit::visit_stmt(self, stmt);
     }
 
     /// A macro's tokens are not parsed: a root named anywhere in them counts as an exclusive
