@@ -209,7 +209,8 @@ pub(super) enum CallForm {
     Free,
     /// `Self::name(args)`.
     SelfPath,
-    /// `Type::name(args)`: may be another type's fn; never redirected.
+    /// `Type::name(args)` or `<Type as Trait>::name(args)`: may be another type's fn; never
+    /// redirected.
     TypePath,
     /// `x.name(args)` with a place for `x` (or `self`).
     PlaceMethod,
@@ -273,10 +274,15 @@ impl Callee {
                 let Expr::Path(p) = &*c.func else {
                     return None;
                 };
-                if p.qself.is_some() {
-                    return None;
-                }
                 let segs = &p.path.segments;
+                if p.qself.is_some() {
+                    // `<Self as Trait>::name(x, ..)`, `<T>::name(x, ..)`: a type's fn, as
+                    // `Type::name` is.
+                    let args = self.arity + usize::from(self.has_receiver);
+                    let named = segs.last().is_some_and(|s| s.ident == self.name);
+                    return (self.is_method && named && c.args.len() == args)
+                        .then_some(CallForm::TypePath);
+                }
                 if !self.is_method {
                     let free = p.path.leading_colon.is_none()
                         && segs.len() == 1
