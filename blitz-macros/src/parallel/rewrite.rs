@@ -772,12 +772,10 @@ impl VisitMut for Rewriter<'_> {
                 self.fork_operands(ops, true, span)
             }
             Expr::Struct(s) => {
-                let fields = s.fields.iter_mut().map(|f| &mut f.expr).collect();
-                let fork = self.fork_operands(fields, false, span);
-                if let Some(rest) = &mut s.rest {
-                    self.visit_expr_mut(rest);
-                }
-                fork
+                // The base of `..base` is evaluated after the fields.
+                let fields = s.fields.iter_mut().map(|f| &mut f.expr);
+                let ops = fields.chain(s.rest.as_deref_mut()).collect();
+                self.fork_operands(ops, false, span)
             }
             _ => {
                 syn::visit_mut::visit_expr_mut(self, e);

@@ -1,5 +1,5 @@
 // Every kind of fork point: binary operators, tuples, arrays, call arguments, method-call
-// receivers and arguments, struct fields, and statements; with const generics and `mut`
+// receivers and arguments, struct fields and a struct update's base, and statements; with const generics and `mut`
 // parameters.
 
 #[derive(Debug, PartialEq)]
@@ -19,6 +19,18 @@ fn tuple(n: u64) -> (u64, u64) {
     }
     let ((a, x), (b, y)) = (tuple(n - 1), tuple(n - 2));
     (a + b, x + y)
+}
+
+/// A field and the base of `..base` fork: `l` counts levels, `r` comes from the base.
+#[blitz::parallel]
+fn updated(n: u64) -> Pair {
+    if n < 2 {
+        return Pair { l: n, r: 1 };
+    }
+    Pair {
+        l: updated(n - 1).l + 1,
+        ..updated(n - 2)
+    }
 }
 
 #[blitz::parallel]
@@ -97,6 +109,7 @@ fn main() {
         });
         assert_eq!(method_args(10), 10);
         assert_eq!(fields(6), Pair { l: 6, r: 6 });
+        assert_eq!(updated(12), Pair { l: 12, r: 1 });
         let count = std::sync::atomic::AtomicU64::new(0);
         assert_eq!(visit(10, &count), Ok(()));
         assert_eq!(count.into_inner(), 177);
