@@ -48,8 +48,13 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
         .unwrap_or_else(|e| {
             // The item as written plus the one error: what is wrong is reported once, not
             // again by the compiler as follow-on errors of a missing or half-expanded fn.
+            let error = e.into_compile_error();
+            if syn::parse2::<syn::Expr>(item.clone()).is_ok() {
+                // On an expression (a closure), where one expression must come out.
+                return quote::quote!({ #error; #item }).into();
+            }
             let mut out = item;
-            out.extend(e.into_compile_error());
+            out.extend(error);
             out
         })
         .into()

@@ -115,6 +115,13 @@ impl Parse for ParFor {
                 ));
             }
         }
+        let clause_follows = input
+            .fork()
+            .parse::<Ident>()
+            .is_ok_and(|i| i == "grain" || i == "reduce");
+        if clause_follows {
+            return Err(input.error("expected `,` before this clause"));
+        }
         if !input.peek(Token![=>]) {
             return Err(input.error(format!("expected `=>` before the loop body: {USAGE}")));
         }

@@ -162,6 +162,16 @@ fn errors() {
     assert!(error(quote!(=> f())).contains("expected the loop's pattern and source"));
     assert!(error(quote!(i in 0..n =>)).contains("expected the loop body after `=>`"));
     assert!(error(quote!(i in 0..n, reduce() => f(i))).contains("`reduce` needs an operator"));
+    let missing_comma = error(quote!(i in 0..n, reduce(+: s) reduce(max: m) => s += i));
+    assert!(
+        missing_comma.contains("expected `,` before this clause"),
+        "{missing_comma}"
+    );
+    let missing_comma = error(quote!(i in 0..n grain = 8 => f(i)));
+    assert!(
+        missing_comma.contains("expected `,` before this clause"),
+        "{missing_comma}"
+    );
     assert!(
         error(quote!(x in v.iter().peekable() => f(x)))
             .contains("unsupported `par_for!` source `.peekable(..)`")

@@ -78,20 +78,21 @@ pub(super) fn parse_fn(item: TokenStream) -> syn::Result<ItemFn> {
     {
         return Err(syn::Error::new_spanned(
             &f.sig,
-            "`#[parallel]` needs a fn with a body: put it on the method in each `impl` \
-                 of the trait (or on a default body here)",
+            "`#[parallel]` needs a fn with a body, and this declaration has none: in a \
+             trait, put it on the method in each `impl` (or on a default body here)",
         ));
     }
     let item: Item = syn::parse2(item.clone()).map_err(|error| {
         // `#[parallel] let x = ..;` or on an expression: say where the attribute goes
         // rather than which item keywords syn expected.
-        match syn::parse2::<syn::Stmt>(item) {
-            Ok(stmt) => syn::Error::new_spanned(
-                stmt,
-                "`#[parallel]` cannot be used on a statement or an expression: put it on a \
-                 recursive fn, or use `fork_join!` or `par_for!` inside a fn",
-            ),
-            Err(_) => error,
+        let msg = "`#[parallel]` cannot be used on a statement or an expression: put it on a \
+                   recursive fn, or use `fork_join!` or `par_for!` inside a fn";
+        match syn::parse2::<syn::Stmt>(item.clone()) {
+            Ok(stmt) => syn::Error::new_spanned(stmt, msg),
+            Err(_) => match syn::parse2::<Expr>(item) {
+                Ok(expr) => syn::Error::new_spanned(expr, msg),
+                Err(_) => error,
+            },
         }
     })?;
     let what = |tokens: &dyn ToTokens, kind: &str| {
