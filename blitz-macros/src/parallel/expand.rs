@@ -388,6 +388,28 @@ fn rebind_underscored(forwarded: &mut [TokenStream]) -> TokenStream {
     lets
 }
 
+/// The lints a copy of the fn is spared: `too_many_arguments` for the context it takes,
+/// `only_used_in_recursion` for a parameter it only passes on, and clippy's lints on the
+/// signature alone, which the wrapper with the user's signature already gets once.
+fn copy_lint_allows() -> TokenStream {
+    quote! {
+        #[allow(
+            clippy::too_many_arguments,
+            clippy::only_used_in_recursion,
+            clippy::borrowed_box,
+            clippy::extra_unused_lifetimes,
+            clippy::fn_params_excessive_bools,
+            clippy::large_types_passed_by_value,
+            clippy::mut_mut,
+            clippy::needless_lifetimes,
+            clippy::ref_option,
+            clippy::ref_option_ref,
+            clippy::trivially_copy_pass_by_ref,
+            clippy::type_complexity
+        )]
+    }
+}
+
 /// The user's lint-level attributes, for the wrapper and for a copy beside it: a sibling copy
 /// is not inside the wrapper, so `#[allow(..)]` on the fn would not reach its body. An
 /// `#[expect(..)]` becomes `#[allow(..)]` on both, since the lint may fire in either.
@@ -430,13 +452,14 @@ fn expand_nested(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Toke
     let mut forwarded = forwarded;
     let rebound = rebind_underscored(&mut forwarded);
     let copy = &names.copy;
+    let copy_allows = copy_lint_allows();
     let enter = enter_copy(sig, names, |cx| quote!(#copy #tf(#cx, #(#forwarded),*)));
     let body = user_braces(
         func,
         quote! {
             // `#[inline]`: see `expand_sibling`.
             #[inline]
-            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            #copy_allows
             #copy_sig #copy_body
             #rebound
             #enter
@@ -472,6 +495,7 @@ fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Tok
     let rebound = rebind_underscored(&mut forwarded);
     let (attrs, copy_levels) = lint_levels(attrs);
     let copy = &names.copy;
+    let copy_allows = copy_lint_allows();
     let has_receiver = sig.receiver().is_some();
     let enter = enter_copy(sig, names, |cx| {
         let (first, rest) = match has_receiver {
@@ -502,7 +526,7 @@ fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Tok
         // sequential on one thread, x1.00 with it), and the fork-mode match
         // costs a call per level.
         #[inline]
-        #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+        #copy_allows
         #copy_sig #copy_body
     }
 }

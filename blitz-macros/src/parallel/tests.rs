@@ -65,7 +65,20 @@ fn fib() {
         /// Fibonacci.
         pub fn fib(n: u64) -> u64 {
             #[inline]
-            #[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+            #[allow(
+                clippy::too_many_arguments,
+                clippy::only_used_in_recursion,
+                clippy::borrowed_box,
+                clippy::extra_unused_lifetimes,
+                clippy::fn_params_excessive_bools,
+                clippy::large_types_passed_by_value,
+                clippy::mut_mut,
+                clippy::needless_lifetimes,
+                clippy::ref_option,
+                clippy::ref_option_ref,
+                clippy::trivially_copy_pass_by_ref,
+                clippy::type_complexity
+            )]
             fn __blitz_fib<__BlitzCx: ::blitz::__private::ForkContext>(
                 __blitz_w: __BlitzCx,
                 mut n: u64
