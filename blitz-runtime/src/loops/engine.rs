@@ -4,15 +4,16 @@
 //! `combine` that joins the results of two adjacent pieces in order. It works in two phases:
 //!
 //! 1. **Probe.** The caller first runs a few pieces from the front of the source itself, each
-//!    up to 16 times longer than everything before it, and reads the clock between them. A
+//!    up to 256 times as many items as everything before it (4 times for the first few, see
+//!    [`EARLY_SAMPLE`]), and reads the clock between them. A
 //!    loop that finishes within [`SHARE_AFTER`] never touches the pool: sharing it would cost
 //!    more (a waking peer, or for a caller outside the pool, a round trip into it) than it
 //!    could save. When a peer is awake and idle, sharing costs only its steal, and the limit
 //!    is [`SHARE_WITH_HUNGRY_PEER`]. That is the
 //!    "sequential below a threshold" of the reference design, with the threshold measured in
 //!    time instead of items, so a loop over 64 expensive items is shared after the first one
-//!    while a loop over 4,000 additions is not shared at all. A loop whose first probe step
-//!    alone took [`SHARE_AFTER`] has expensive items; its site is remembered (`history`), and
+//!    while a loop over 4,000 additions is not shared at all. A loop whose first few items
+//!    took [`SHARE_AFTER`] has expensive items; its site is remembered (`history`), and
 //!    its next runs skip the probe and are shared at once, until a run finds its items cheap.
 //! 2. **Split.** What is left is cut by the adaptive [`Splitter`] and forked with
 //!    [`Worker::join`], each closure getting the worker that runs it (no lookups, no
@@ -76,8 +77,25 @@ fn items_lasting(ticks: u64, items: usize, elapsed: u64) -> usize {
     usize::try_from(lasting).unwrap_or(usize::MAX)
 }
 
-/// Each probe step runs at most this many times the items run before it.
+/// Each probe step runs at most this many times the items run before it, once
+/// [`EARLY_SAMPLE`] steps' worth of items have run.
 const PROBE_GROWTH: usize = 256;
+
+/// Until this many minimal steps' worth of items have run, a probe step runs at most
+/// [`EARLY_GROWTH`] times the items before it: steps of 1, 3 and 12 items where the
+/// minimum is one. A first item is a poor sample: one that a `filter` rejects (or a
+/// triangular loop's item 0) costs nothing, and at `PROBE_GROWTH` the next step then ran the
+/// next 255 items on the caller alone. Measured with 768 items of which a filter keeps two in
+/// three, each sleeping 400 us, on 64 workers: one worker ran alone for the first 68 ms.
+const EARLY_SAMPLE: usize = 16;
+
+/// See [`EARLY_SAMPLE`].
+const EARLY_GROWTH: usize = 4;
+
+/// A site's items are expensive (see `history`) when this many minimal steps' worth of them
+/// took [`SHARE_AFTER`]: the first two probe steps, each item about a quarter of the limit or
+/// more.
+const EXPENSIVE_STEPS: usize = EARLY_GROWTH;
 
 /// [`SHARE_AFTER`] when a peer is awake and idle: about the cost of its steal and of sending
 /// the result back (a microsecond or two), so a loop of a few thousand additions still stays
@@ -236,8 +254,8 @@ where
     C: Fn(T, T) -> T + Sync,
     S: Stop,
 {
-    // The probe step that marked the site had this many items.
-    let marked_step = min_step(&source, grain) as u128;
+    // The probe steps that marked the site had this many items.
+    let marked_step = (min_step(&source, grain) * EXPENSIVE_STEPS) as u128;
     let timed_leaf = |piece: P, offset: usize| {
         if offset != 0 {
             return leaf(piece, offset);
@@ -273,8 +291,8 @@ struct Rest<P> {
 
 /// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
 /// done or `limit` (in [`timestamp`] units) has passed. Returns the result so far and what is
-/// left, if anything. Marks `site` as having expensive items if the
-/// first step alone took [`SHARE_AFTER`] (see `history`).
+/// left, if anything. Marks `site` as having expensive items if the first
+/// [`EXPENSIVE_STEPS`] minimal steps' worth of items took [`SHARE_AFTER`] (see `history`).
 #[allow(clippy::too_many_arguments)]
 fn probe<P, T, L, C, S>(
     source: P,
@@ -327,9 +345,9 @@ where
         offset = offset.saturating_add(step);
         rest = tail;
         let elapsed = timestamp().wrapping_sub(started);
-        if offset == step && elapsed >= SHARE_AFTER {
-            // The first step alone took the full limit: the next run of this loop is shared
-            // at once.
+        if offset <= step_min.saturating_mul(EXPENSIVE_STEPS) && elapsed >= SHARE_AFTER {
+            // The first few items took the full limit: the next run of this loop is shared at
+            // once.
             EXPENSIVE_SITES.mark_expensive(site);
         }
         if elapsed >= share_after {
@@ -341,22 +359,32 @@ where
             return (done.unwrap(), Some(rest));
         }
         // As many items as would reach the limit at the rate so far, but no more than
-        // `PROBE_GROWTH` times what ran: later items may cost more than the first ones. (The
-        // division, some tens of cycles, is only paid near the limit.)
+        // `PROBE_GROWTH` (early on `EARLY_GROWTH`) times what ran: later items may cost more
+        // than the first ones. (The division, some tens of cycles, is only paid near the
+        // limit.)
         let left = share_after - elapsed;
-        let target = if elapsed.saturating_mul(PROBE_GROWTH as u64) <= left {
-            offset.saturating_mul(PROBE_GROWTH)
+        let growth = if offset < step_min.saturating_mul(EARLY_SAMPLE) {
+            EARLY_GROWTH
+        } else {
+            PROBE_GROWTH
+        };
+        let target = if elapsed.saturating_mul(growth as u64) <= left {
+            offset.saturating_mul(growth)
         } else {
             // Near the limit: the items that fit in the time left, at the rate so far.
             let fits = u128::from(left) * offset as u128 / u128::from(elapsed.max(1));
             offset.saturating_add(usize::try_from(fits).unwrap_or(usize::MAX))
         };
-        // Steps end on multiples of `ALIGN_ITEMS`: after a first step of one item, pieces of
-        // a slice start where its first element's alignment repeats, so a leaf's vector loop
-        // reads as it would over the whole slice.
-        let target = target
-            .checked_next_multiple_of(ALIGN_ITEMS)
-            .unwrap_or(usize::MAX);
+        // Steps past the first few end on multiples of `ALIGN_ITEMS`: pieces of a slice then
+        // start where its first element's alignment repeats, so a leaf's vector loop reads as
+        // it would over the whole slice.
+        let target = if target < ALIGN_ITEMS {
+            target
+        } else {
+            target
+                .checked_next_multiple_of(ALIGN_ITEMS)
+                .unwrap_or(usize::MAX)
+        };
         step = target.saturating_sub(offset).clamp(step_min, step_max);
     }
     // `done` is set: the loop body ran at least once.

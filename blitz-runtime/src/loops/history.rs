@@ -1,9 +1,9 @@
 //! The probe's memory: which loop sites have expensive items.
 //!
 //! The probe (see `engine`) runs a loop's first items on its caller before it shares the rest,
-//! so that a short loop never touches the pool. When the probe's first step alone takes longer
-//! than the share limit, the items are expensive, and the loop paid for its probe with one
-//! step's time during which every other worker had nothing to do: on a pool of `P` workers
+//! so that a short loop never touches the pool. When the probe's first few items (its first
+//! two steps) take longer than the share limit, the items are expensive, and the loop paid for
+//! its probe with those items' time during which every other worker had nothing to do: on a pool of `P` workers
 //! running `n` such items, `P / n` of the loop's ideal time. A loop site usually runs many
 //! times (every frame, every iteration of an outer loop, every level of a recursion), so the
 //! engine marks such a site here, and the next runs of that site are shared at once, without
@@ -66,7 +66,7 @@ impl SiteTable {
         self.slot(site).load(Ordering::Relaxed) == site.0
     }
 
-    /// The probe's first step alone took longer than the share limit.
+    /// The probe's first few items took longer than the share limit.
     #[cold]
     pub(crate) fn mark_expensive(&self, site: Site) {
         // Relaxed: a hint (module docs). Evicts whatever site held the slot.

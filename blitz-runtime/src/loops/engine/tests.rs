@@ -125,6 +125,37 @@ fn a_site_with_expensive_items_skips_the_probe_until_they_turn_cheap() {
     assert!(probed_again, "cheap runs never cleared the mark");
 }
 
+/// A first item that costs nothing (one a `filter` rejects) does not send the next probe
+/// step far: the probe's second step is at most three items, after which the expensive items
+/// are shared. (Not under Miri, whose clock runs the limit at a different scale.)
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_cheap_first_item_keeps_the_next_probe_step_short() {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pieces = Mutex::new(Vec::new());
+    pool.install(|| {
+        drive(
+            0..64usize,
+            1,
+            &NeverStop,
+            &|piece: std::ops::Range<usize>, offset| {
+                pieces.lock().unwrap().push((offset, piece.len()));
+                for i in piece {
+                    if i > 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                }
+            },
+            &|(), ()| (),
+        )
+    });
+    let mut pieces = pieces.into_inner().unwrap();
+    pieces.sort();
+    assert_eq!(pieces[0], (0, 1), "{pieces:?}");
+    assert!(pieces[1].0 == 1 && pieces[1].1 <= 3, "{pieces:?}");
+    assert_eq!(pieces.iter().map(|p| p.1).sum::<usize>(), 64);
+}
+
 /// Items that take long are shared: a probe does not keep them on the caller. (Not under
 /// Miri, whose clock runs the probe's limit at a different scale.)
 #[test]
