@@ -51,7 +51,7 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
             let error = e.into_compile_error();
             if syn::parse2::<syn::Expr>(item.clone()).is_ok() {
                 // On an expression (a closure), where one expression must come out.
-                return quote::quote!({ #error; #item }).into();
+                return quote::quote!({ #error; #item });
             }
             let mut out = item;
             out.extend(error);

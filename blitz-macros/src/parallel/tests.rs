@@ -813,7 +813,7 @@ fn a_dependent_call_sharing_a_mut_parameter_runs_as_written() {
 fn a_parenthesized_fork_with_an_operator_stays_an_operand_in_a_plain_branch() {
     // The inner fork's block, cast, is the earlier branch of the statements' fork: its plain
     // arm puts it after a `let`, where unparenthesized it would end at its `}`.
-    let got = normalize(&expand_str(
+    let got = normalize(expand_str(
         quote!(),
         quote! {
             fn f(n: u64) -> u64 {
