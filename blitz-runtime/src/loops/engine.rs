@@ -358,37 +358,49 @@ where
             };
             return (done.unwrap(), Some(rest));
         }
-        // As many items as would reach the limit at the rate so far, but no more than
-        // `PROBE_GROWTH` (early on `EARLY_GROWTH`) times what ran: later items may cost more
-        // than the first ones. (The division, some tens of cycles, is only paid near the
-        // limit.)
-        let left = share_after - elapsed;
-        let growth = if offset < step_min.saturating_mul(EARLY_SAMPLE) {
-            EARLY_GROWTH
-        } else {
-            PROBE_GROWTH
-        };
-        let target = if elapsed.saturating_mul(growth as u64) <= left {
-            offset.saturating_mul(growth)
-        } else {
-            // Near the limit: the items that fit in the time left, at the rate so far.
-            let fits = u128::from(left) * offset as u128 / u128::from(elapsed.max(1));
-            offset.saturating_add(usize::try_from(fits).unwrap_or(usize::MAX))
-        };
-        // Steps past the first few end on multiples of `ALIGN_ITEMS`: pieces of a slice then
-        // start where its first element's alignment repeats, so a leaf's vector loop reads as
-        // it would over the whole slice.
-        let target = if target < ALIGN_ITEMS {
-            target
-        } else {
-            target
-                .checked_next_multiple_of(ALIGN_ITEMS)
-                .unwrap_or(usize::MAX)
-        };
-        step = target.saturating_sub(offset).clamp(step_min, step_max);
+        step = next_probe_step(offset, elapsed, share_after - elapsed, step_min, step_max);
     }
     // `done` is set: the loop body ran at least once.
     (done.unwrap(), None)
+}
+
+/// The length of the probe's next step, after `offset` items ran in `elapsed` ticks with
+/// `left` ticks of the limit left.
+#[inline]
+fn next_probe_step(
+    offset: usize,
+    elapsed: u64,
+    left: u64,
+    step_min: usize,
+    step_max: usize,
+) -> usize {
+    // As many items as would reach the limit at the rate so far, but no more than
+    // `PROBE_GROWTH` (early on `EARLY_GROWTH`) times what ran: later items may cost more
+    // than the first ones. (The division, some tens of cycles, is only paid near the
+    // limit.)
+    let growth = if offset < step_min.saturating_mul(EARLY_SAMPLE) {
+        EARLY_GROWTH
+    } else {
+        PROBE_GROWTH
+    };
+    let target = if elapsed.saturating_mul(growth as u64) <= left {
+        offset.saturating_mul(growth)
+    } else {
+        // Near the limit: the items that fit in the time left, at the rate so far.
+        let fits = u128::from(left) * offset as u128 / u128::from(elapsed.max(1));
+        offset.saturating_add(usize::try_from(fits).unwrap_or(usize::MAX))
+    };
+    // Steps past the first few end on multiples of `ALIGN_ITEMS`: pieces of a slice then
+    // start where its first element's alignment repeats, so a leaf's vector loop reads as
+    // it would over the whole slice.
+    let target = if target < ALIGN_ITEMS {
+        target
+    } else {
+        target
+            .checked_next_multiple_of(ALIGN_ITEMS)
+            .unwrap_or(usize::MAX)
+    };
+    target.saturating_sub(offset).clamp(step_min, step_max)
 }
 
 /// Runs one piece of the probe. Out of line, so that the leaf's loop is compiled on its own

@@ -125,35 +125,30 @@ fn a_site_with_expensive_items_skips_the_probe_until_they_turn_cheap() {
     assert!(probed_again, "cheap runs never cleared the mark");
 }
 
-/// A first item that costs nothing (one a `filter` rejects) does not send the next probe
-/// step far: the probe's second step is at most three items, after which the expensive items
-/// are shared. (Not under Miri, whose clock runs the limit at a different scale.)
+/// A probe step grows 4x until 16 minimal steps' worth of items ran, then up to 256x: a first
+/// item that costs nothing (one a `filter` rejects) cannot send the next 255 items to the
+/// caller alone. Near the limit a step takes what fits in the time left, at the rate so far.
 #[test]
-#[cfg_attr(miri, ignore)]
-fn a_cheap_first_item_keeps_the_next_probe_step_short() {
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let pieces = Mutex::new(Vec::new());
-    pool.install(|| {
-        drive(
-            0..64usize,
-            1,
-            &NeverStop,
-            &|piece: std::ops::Range<usize>, offset| {
-                pieces.lock().unwrap().push((offset, piece.len()));
-                for i in piece {
-                    if i > 0 {
-                        std::thread::sleep(std::time::Duration::from_micros(200));
-                    }
-                }
-            },
-            &|(), ()| (),
-        )
-    });
-    let mut pieces = pieces.into_inner().unwrap();
-    pieces.sort();
-    assert_eq!(pieces[0], (0, 1), "{pieces:?}");
-    assert!(pieces[1].0 == 1 && pieces[1].1 <= 3, "{pieces:?}");
-    assert_eq!(pieces.iter().map(|p| p.1).sum::<usize>(), 64);
+fn probe_steps_grow_slowly_until_the_sample_is_large() {
+    use super::next_probe_step;
+    let plenty = 1 << 20;
+    // Items of 1 tick each, far from the limit: 1, 3, 12 items, then 256x, aligned.
+    assert_eq!(next_probe_step(1, 1, plenty, 1, usize::MAX), 3);
+    assert_eq!(next_probe_step(4, 4, plenty, 1, usize::MAX), 12);
+    assert_eq!(
+        next_probe_step(16, 16, plenty, 1, usize::MAX),
+        16 * 256 - 16
+    );
+    // A grain of 8: the early growth lasts until 128 items.
+    assert_eq!(next_probe_step(8, 8, plenty, 8, usize::MAX), 24);
+    assert_eq!(
+        next_probe_step(128, 128, plenty, 8, usize::MAX),
+        128 * 256 - 128
+    );
+    // Near the limit: 100 ticks left at 10 ticks per item fits 10 more (aligned to 16).
+    assert_eq!(next_probe_step(6, 60, 100, 1, usize::MAX), 10);
+    // A source's maximum piece bounds the step.
+    assert_eq!(next_probe_step(16, 16, plenty, 1, 100), 100);
 }
 
 /// Items that take long are shared: a probe does not keep them on the caller. (Not under
