@@ -5,8 +5,8 @@
 //! A fork records `b`'s stack job on the worker's private frame stack (`frames`) and runs `a`;
 //! if no idle peer asked for work meanwhile, `b` is still private when `a` returns and runs
 //! inline. Only forks that may be worth offering are recorded: the outermost few of the
-//! worker's current path (the window), plus, for `Worker::join`, forks entered on record
-//! credit (see `registry::RECORD_CREDIT`); the rest are two plain calls plus two loads (the
+//! worker's current path (the window), plus forks entered on record credit (see
+//! `registry::RECORD_CREDIT`); the rest are two plain calls plus two loads (the
 //! worker's cached decision to record, `Worker::join_records`, and the request flag).
 //! Neither path has a fence, a shared write or a wake check. A peer's request makes the worker
 //! promote its *oldest* private records onto its Chase-Lev deque, as many as the idle workers
@@ -301,24 +301,32 @@ impl Worker {
 
     /// What a fork point of generated code (`#[parallel]`) does here.
     ///
-    /// [`ForkMode::Join`] while the worker keeps fewer private records than its window (see
-    /// `registry::record_window`): the fork is recorded, so it can be promoted while pending.
-    /// Otherwise, after answering a pending request (which may promote older records and so
-    /// make room to record this fork after all), the subtree runs as plain recursion that
-    /// polls at its fork points ([`ForkMode::Plain`]): the records above it are still on
-    /// offer. [`ForkMode::Serial`] on a one-worker pool, where nobody could take a fork.
+    /// [`ForkMode::Join`] where [`Worker::join`] records its fork: while the worker keeps
+    /// fewer private records than its window (see `registry::record_window`), or beyond it on
+    /// record credit (see `registry::RECORD_CREDIT`); the fork is recorded, so it can be
+    /// promoted while pending. Otherwise, after answering a pending request (which may promote
+    /// older records and so make room to record this fork after all), the subtree runs as
+    /// plain recursion that polls at its fork points ([`ForkMode::Plain`]): the records above
+    /// it are still on offer. [`ForkMode::Serial`] on a one-worker pool, where nobody could
+    /// take a fork.
+    ///
+    /// The credit is for unbalanced recursion (see the book's chapter on promotion): a spine
+    /// whose first calls hold most of the work (`f(9n/10) + f(n/10)`) is entered once, level
+    /// after level, and holds the worker at its bottom while the levels' second calls wait;
+    /// beyond the window, plain forks would lock those to the worker.
     #[doc(hidden)]
     #[inline]
     pub fn fork_mode(&self) -> ForkMode<'_> {
-        // A one-worker pool's window is 0, so it never gets past here without being alone.
-        if self.fork_is_recordable() {
+        debug_assert_eq!(self.join_records(), self.join_records_now());
+        // A one-worker pool never records, so it never gets past here without being alone.
+        if self.join_records() {
             return ForkMode::Join(self);
         }
         if self.is_alone() {
             return ForkMode::Serial;
         }
         self.poll_work_request();
-        if self.fork_is_recordable() {
+        if self.join_records() {
             ForkMode::Join(self)
         } else if self.has_private_frames() {
             ForkMode::Plain(WorkRequestPoll {

@@ -655,6 +655,42 @@ fn parallel_recursion_spreads_to_every_worker() {
     }
 }
 
+/// A chain: each level's first call holds all the rest, its second call one leaf.
+#[blitz::parallel]
+fn spine_leaves(lo: u64, hi: u64, r: &Rendezvous) -> u64 {
+    if hi - lo == 1 {
+        r.leaf();
+        return 1;
+    }
+    spine_leaves(lo, hi - 1, r) + spine_leaves(hi - 1, hi, r)
+}
+
+/// The levels of an unbalanced recursion deeper than the window of records are still on
+/// offer: the worker at the bottom of the spine holds every level's second call, and the
+/// other 7 workers must each get one while it waits.
+#[test]
+fn an_unbalanced_spine_spreads_to_every_worker() {
+    let pool = blitz::ThreadPoolBuilder::new()
+        .num_threads(8)
+        .build()
+        .unwrap();
+    let r = Rendezvous::new(8);
+    let leaves = pool.install(|| {
+        // Spend the eager publications a new call tree starts with (one per idle worker),
+        // which would otherwise offer the spine's first levels without a record each.
+        for _ in 0..8 {
+            blitz::join(|| (), || ());
+        }
+        spine_leaves(0, 40, &r)
+    });
+    assert_eq!(leaves, 40);
+    assert_eq!(
+        r.arrived(),
+        8,
+        "not every worker got a level of the spine while the others waited"
+    );
+}
+
 /// `impl Trait` arguments with a turbofish on the recursive calls.
 #[blitz::parallel]
 fn count_matching<T: Send + Sync>(v: &[T], keep: &(impl Fn(&T) -> bool + Sync)) -> usize {

@@ -145,8 +145,9 @@ impl Drop for HeldJobs<'_> {
     }
 }
 
-/// The decisions of generated fork points: a fork joins (is recorded) while fewer private
-/// records than the window are pending; beyond the window the subtree runs plain. A
+/// The decisions of generated fork points without record credit (see the next test for
+/// the credit): a fork joins (is recorded) while fewer private records than the window are
+/// pending; beyond the window the subtree runs plain. A
 /// raised request promotes the oldest private records, which reopens the window; one
 /// that finds nothing to offer is deferred to the next recorded fork, which publishes
 /// itself. The peer is kept busy in a spinning job, so it neither steals nor asks.
@@ -173,6 +174,7 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
             let state = || flag.load(Ordering::Relaxed);
             // The outermost fork is public; `window` private records above it.
             assert_eq!(w.frames.private(), window);
+            w.forget_record_credit();
             assert_eq!(mode_name(&w.fork_mode()), "plain");
             w.raise_work_request();
             // The busy peer wants one job: the oldest record is promoted, which makes
@@ -189,6 +191,8 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
             // One more record fills the window again; inside it, the plain copy's polls
             // promote the remaining records one request at a time.
             nest(w, 1, &ran_b, &mut |w| {
+                // The promotion above earned credit.
+                w.forget_record_credit();
                 let super::ForkMode::Plain(poll) = w.fork_mode() else {
                     panic!("not plain with a full window");
                 };
@@ -266,6 +270,30 @@ fn fork_mode_and_polls_follow_the_window_and_requests() {
         let window = pool.install_with_worker(|w| w.record_window());
         assert_eq!(ran_b.into_inner(), window + 3);
     }
+}
+
+/// Beyond the window, generated fork points record on credit, as `Worker::join` does: a
+/// spine of forks entered once (an unbalanced recursion) keeps every level on offer. Once
+/// wasted records have spent the credit, the subtree runs plain. Driven on a worker of a
+/// four-worker registry with no threads, so no peer steals or asks.
+#[test]
+fn fork_mode_records_beyond_the_window_on_credit() {
+    use crate::registry::Registry;
+    let worker = Worker::new(Registry::new(4, Default::default()), 0);
+    let w = &worker;
+    w.ignore_late_answers();
+    let window = w.record_window();
+    let ran_b = AtomicUsize::new(0);
+    // A descent twice as deep as the window: every level is recorded.
+    let mut modes = Vec::new();
+    nest(w, 2 * window, &ran_b, &mut |w| {
+        assert_eq!(w.frames.private(), 2 * window);
+        modes.push(mode_name(&w.fork_mode()));
+        w.forget_record_credit();
+        modes.push(mode_name(&w.fork_mode()));
+    });
+    assert_eq!(modes, ["join", "plain"]);
+    assert_eq!(ran_b.load(Ordering::Relaxed), 2 * window);
 }
 
 /// `Worker::join`'s cached decision to record (`Worker::join_records`) follows what it is

@@ -84,7 +84,7 @@ impl WorkRequest {
 const LATE_ANSWER: u64 = LONG_FIRST_CLOSURE;
 
 /// How many private records a worker keeps before it stops recording forks (see
-/// [`Worker::fork_mode`](crate::Worker::fork_mode); `Worker::join` may record beyond it on
+/// [`Worker::fork_mode`](crate::Worker::fork_mode); forks may be recorded beyond it on
 /// credit, see [`RECORD_CREDIT`]). Forks beyond the window run as plain calls (in `#[parallel]`,
 /// as plain recursion, one load per fork), which can offer nothing of their own, so the window
 /// is what a worker deep in fine-grained recursion has on offer to idle peers: its outermost
@@ -116,8 +116,8 @@ pub(crate) fn record_window(num_threads: usize) -> usize {
     1 + num_threads.next_power_of_two().trailing_zeros() as usize
 }
 
-/// The most forks beyond the window that `Worker::join` records before it has seen one of them
-/// wasted; a recorded fork left unpromoted spends one, a promotion earns
+/// The most forks beyond the window that `Worker::join` and `#[parallel]` fork points record
+/// before the worker has seen one of them wasted; a recorded fork left unpromoted spends one, a promotion earns
 /// [`CREDIT_PER_PROMOTION`].
 ///
 /// A fork beyond the window is worth recording only if it is entered once and stays pending a
@@ -239,6 +239,13 @@ impl Worker {
             .set(self.record_credit.get().saturating_sub(1));
         self.window_credit
             .set(self.window_credit.get().saturating_sub(1));
+        self.refresh_join_records();
+    }
+
+    /// Spends all record credit: tests of the window alone.
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn forget_record_credit(&self) {
+        self.record_credit.set(0);
         self.refresh_join_records();
     }
 
