@@ -830,43 +830,39 @@ fn a_parenthesized_fork_with_an_operator_stays_an_operand_in_a_plain_branch() {
 
 #[test]
 fn effects_through_fn_calls_and_macros_keep_statements_in_order() {
+    let forks = |body: TokenStream| {
+        let got = expand_str(
+            quote!(),
+            quote! {
+                fn f(n: u64, c: &Counter) -> u64 {
+                    if n < 2 {
+                        return n;
+                    }
+                    #body
+                }
+            },
+        );
+        got.contains("join")
+    };
     // `bump(c)` may change `c` through a shared reference (an atomic, a cell); `bump!(k)` may
     // assign `k`. Each runs before its statement's call, which the other call must not see.
-    for body in [
-        quote!(let a = f(n - 1, c); let b = { bump(c); f(n - 2, c) }; a + b),
-        quote!(let a = f(n - 1, c); let b = { bump(&c.count); f(n - 2, c) }; a + b),
-        quote!(let mut k = n; let a = f(k - 1, c); let b = { bump!(k); f(k - 2, c) }; a + b),
-    ] {
-        let got = expand_str(
-            quote!(),
-            quote! {
-                fn f(n: u64, c: &Counter) -> u64 {
-                    if n < 2 {
-                        return n;
-                    }
-                    #body
-                }
-            },
-        );
-        assert!(!got.contains("join"), "{got}");
-    }
+    assert!(!forks(
+        quote!(let a = f(n - 1, c); let b = { bump(c); f(n - 2, c) }; a + b)
+    ));
+    assert!(!forks(
+        quote!(let a = f(n - 1, c); let b = { bump(&c.count); f(n - 2, c) }; a + b)
+    ));
+    assert!(!forks(quote!(
+        let mut k = n; let a = f(k - 1, c); let b = { bump!(k); f(k - 2, c) }; a + b
+    )));
     // What only reads still forks: a call whose value is used, std's formatting macros.
-    for body in [
-        quote!(let a = f(n - 1, c); let b = { let m = half(c); f(m, c) }; a + b),
-        quote!(let a = f(n - 1, c); let b = { println!("{n} {c:?}"); f(n - 2, c) }; a + b),
-        quote!(let a = f(n - 1, c); let b = { assert!(check(c), "{c:?}"); f(n - 2, c) }; a + b),
-    ] {
-        let got = expand_str(
-            quote!(),
-            quote! {
-                fn f(n: u64, c: &Counter) -> u64 {
-                    if n < 2 {
-                        return n;
-                    }
-                    #body
-                }
-            },
-        );
-        assert!(got.contains("join"), "{got}");
-    }
+    assert!(forks(
+        quote!(let a = f(n - 1, c); let b = { let m = half(c); f(m, c) }; a + b)
+    ));
+    assert!(forks(quote!(
+        let a = f(n - 1, c); let b = { println!("{n} {c:?}"); f(n - 2, c) }; a + b
+    )));
+    assert!(forks(quote!(
+        let a = f(n - 1, c); let b = { assert!(check(c), "{c:?}"); f(n - 2, c) }; a + b
+    )));
 }
