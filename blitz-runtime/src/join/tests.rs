@@ -296,6 +296,37 @@ fn fork_mode_records_beyond_the_window_on_credit() {
     assert_eq!(ran_b.load(Ordering::Relaxed), 2 * window);
 }
 
+/// An eager publication (offered unasked) earns window credit but no record credit: only a
+/// promotion a peer asked for shows that records beyond the window pay off.
+#[test]
+fn an_eager_publication_earns_no_record_credit() {
+    use crate::registry::Registry;
+    let worker = Worker::new(Registry::new(4, Default::default()), 0);
+    let w = &worker;
+    w.ignore_late_answers();
+    let window = w.record_window();
+    let ran_b = AtomicUsize::new(0);
+    let mut checked = false;
+    nest(w, window - 1, &ran_b, &mut |w| {
+        w.forget_record_credit();
+        w.arm_eager_publication();
+        w.join(
+            |w| {
+                // This fork's record went in and the oldest one went out, to the deque.
+                assert_eq!(w.frames.private(), window - 1);
+                nest(w, 1, &ran_b, &mut |w| {
+                    assert_eq!(w.frames.private(), window, "the window is full");
+                    assert!(!w.join_records(), "the publication earned record credit");
+                    checked = true;
+                });
+            },
+            |_| ran_b.fetch_add(1, Ordering::Relaxed),
+        );
+    });
+    assert!(checked);
+    assert_eq!(ran_b.load(Ordering::Relaxed), window + 1);
+}
+
 /// `Worker::join`'s cached decision to record (`Worker::join_records`) follows what it is
 /// derived from through every step that changes it: records made and left, wasted
 /// records spending the credit down to none, and a promotion earning some back. Driven on
