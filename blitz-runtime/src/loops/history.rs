@@ -3,8 +3,8 @@
 //! The probe (see `engine`) runs a loop's first items on its caller before it shares the rest,
 //! so that a short loop never touches the pool. When the probe's first few items (its first
 //! two steps) take longer than the share limit, the items are expensive, and the loop paid for
-//! its probe with those items' time during which every other worker had nothing to do: on a pool of `P` workers
-//! running `n` such items, `P / n` of the loop's ideal time. A loop site usually runs many
+//! its probe with those items' time during which every other worker had nothing to do: on a
+//! pool of `P` workers running `n` such items, `P / n` of the loop's ideal time. A loop site usually runs many
 //! times (every frame, every iteration of an outer loop, every level of a recursion), so the
 //! engine marks such a site here, and the next runs of that site are shared at once, without
 //! a probe, as rayon shares every loop. A run without a probe times its first piece, which

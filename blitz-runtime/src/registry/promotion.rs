@@ -117,8 +117,8 @@ pub(crate) fn record_window(num_threads: usize) -> usize {
 }
 
 /// The most forks beyond the window that `Worker::join` and `#[parallel]` fork points record
-/// before the worker has seen one of them wasted; a recorded fork left unpromoted spends one, a promotion earns
-/// [`CREDIT_PER_PROMOTION`].
+/// before the worker has seen one of them wasted; a recorded fork left unpromoted spends one,
+/// a promotion a peer asked for earns [`CREDIT_PER_PROMOTION`].
 ///
 /// A fork beyond the window is worth recording only if it is entered once and stays pending a
 /// long time: a chain of joins (`join(|w| rest(w), |_| leaf())`) enters every level once, in a
