@@ -1,16 +1,16 @@
 //! The probe's memory: which loop sites have expensive items.
 //!
-//! The probe (see `engine`) runs a loop's first items on its caller before it shares the rest,
-//! so that a short loop never touches the pool. When the probe's first few items (its first
-//! two steps) take longer than the share limit, the items are expensive, and the loop paid for
-//! its probe with those items' time during which every other worker had nothing to do: on a
-//! pool of `P` workers running `n` such items, `P / n` of the loop's ideal time. A loop site usually runs many
-//! times (every frame, every iteration of an outer loop, every level of a recursion), so the
-//! engine marks such a site here, and the next runs of that site are shared at once, without
-//! a probe, as rayon shares every loop. A run without a probe times its first piece, which
-//! the caller runs itself; if that piece turns out cheap per item, the mark is cleared, and
-//! the site is probed again from its next run on. A wrong mark costs one run a share that a
-//! probe would have avoided; a missing mark costs one probe step, as without this table.
+//! The probe (see `engine`) runs a loop's first items on its caller before it shares the rest, so
+//! that a short loop never touches the pool. When the probe's first few items (its first two steps)
+//! take longer than the share limit, the items are expensive, and the loop paid for its probe with
+//! those items' time during which every other worker had nothing to do: on a pool of `P` workers
+//! running `n` such items, `P / n` of the loop's ideal time. A loop site usually runs many times
+//! (every frame, every iteration of an outer loop, every level of a recursion), so the engine marks
+//! such a site here, and the next runs of that site are shared at once, without a probe, as rayon
+//! shares every loop. A run without a probe times its first piece, which the caller runs itself; if
+//! that piece turns out cheap per item, the mark is cleared, and the site is probed again from its
+//! next run on. A wrong mark costs one run a share that a probe would have avoided; a missing mark
+//! costs one probe step, as without this table.
 //!
 //! A site is the instantiation of the engine's leaf call for the loop's closure type (each
 //! closure has its own type), identified by that function's code address. The table is
