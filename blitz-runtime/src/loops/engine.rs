@@ -255,7 +255,7 @@ where
     S: Stop,
 {
     // The probe steps that marked the site had this many items.
-    let marked_step = (min_step(&source, grain) * EXPENSIVE_STEPS) as u128;
+    let marked_step = min_step(&source, grain).saturating_mul(EXPENSIVE_STEPS) as u128;
     let timed_leaf = |piece: P, offset: usize| {
         if offset != 0 {
             return leaf(piece, offset);

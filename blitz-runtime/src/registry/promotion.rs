@@ -249,9 +249,9 @@ impl Worker {
         self.refresh_join_records();
     }
 
-    /// A recorded fork was promoted: the window paid off, and if a peer asked for it
-    /// (`asked`), so did recording beyond the window. An eager publication earns no record
-    /// credit: it is offered unasked, at the root of every call tree that starts while peers
+    /// A recorded fork was promoted: the window paid off, and unless the promotion was an eager
+    /// publication (`asked` false), so did recording beyond the window. An eager publication
+    /// earns no record credit: it is offered unasked, at the root of every call tree that starts while peers
     /// are idle, and a small tree called again and again from outside the pool then spent
     /// what its stolen root earned on deep records nobody took (a 1023-node tree: 1.95-1.99
     /// of the sequential time on 2 workers where it took 1.76 with the window alone).
