@@ -282,8 +282,9 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Names worker `i`'s thread `thread_name(i)`.
     ///
-    /// If the closure panics, `build` stops and joins the workers it already started (they run
-    /// no start or exit handler), then resumes the panic.
+    /// If the closure panics, `build` stops: the workers it already started run their start and
+    /// exit handlers and exit, as after any failed build (see
+    /// [`start_handler`](Self::start_handler)), and `build` resumes the panic.
     pub fn thread_name(mut self, thread_name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(thread_name));
         self

@@ -189,8 +189,9 @@ impl Registry {
 ///
 /// A build that fails half-way leaves nothing running: if a thread cannot be started, or the
 /// `thread_name` closure or a spawn handler panics, the pool is terminated, so the workers
-/// already started run their start and exit handlers and exit (see [`StartGate`]; those the
-/// pool started are joined) before the error is returned (or the panic resumed).
+/// already started run their start and exit handlers and exit (see [`StartGate`]); those the
+/// pool started are joined, or left to a background thread after [`EXIT_WAIT`], before the
+/// error is returned (or the panic resumed).
 pub(crate) fn start_workers(
     registry: &Arc<Registry>,
     mut thread_name: Option<&mut ThreadNameFn>,
@@ -241,15 +242,13 @@ fn holds_pool_until_started(registry: &Registry) -> bool {
     registry.handlers().start.is_some()
 }
 
-/// A build failed: terminates the pool (drops the count its handle would have held) and joins
-/// the workers started so far (those a spawn handler started are not ours to join). They have
-/// run no job, so they exit at once.
+/// A build failed: terminates the pool (drops the count its handle would have held) and
+/// disposes of the workers started so far as a dropped pool does (see [`release_workers`]).
+/// They have run no job, but their start handlers may be waiting for the caller of `build`
+/// (at a barrier it reaches after `build` returns): an unbounded join would wait forever.
 #[cold]
 fn stop_started_workers(registry: &Registry, threads: Vec<JoinHandle<()>>) {
-    registry.terminate();
-    for handle in threads {
-        let _ = handle.join();
-    }
+    release_workers(registry, threads);
 }
 
 /// The body of every worker thread: run work until the pool terminates.

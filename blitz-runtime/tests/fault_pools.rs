@@ -218,6 +218,36 @@ fn panicking_thread_name_stops_the_workers_already_started() {
     }
 }
 
+/// Start handlers that wait at a barrier for the caller of `build`, which it reaches only
+/// after `build` returned: a failed build must not wait for those workers without a limit.
+#[test]
+fn a_failed_build_returns_while_start_handlers_wait_for_its_caller() {
+    let _watchdog = Watchdog::arm("a_failed_build_returns_while_start_handlers_wait");
+    // The two started workers and the caller.
+    let barrier = Arc::new(Barrier::new(3));
+    let exits = Arc::new(AtomicUsize::new(0));
+    let (at_start, on_exit) = (Arc::clone(&barrier), Arc::clone(&exits));
+    let err = panic::catch_unwind(AssertUnwindSafe(|| {
+        ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(name_all_but_worker_2)
+            .start_handler(move |_| {
+                at_start.wait();
+            })
+            .exit_handler(move |_| {
+                on_exit.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+    }))
+    .unwrap_err();
+    assert_eq!(describe(err), "no name for worker 2");
+    // Released, the started workers finish their handlers and exit.
+    barrier.wait();
+    while exits.load(Ordering::SeqCst) < 2 {
+        std::thread::yield_now();
+    }
+}
+
 /// A start handler that waits for every worker (a broadcast) on a build that fails half-way:
 /// the workers never started would keep it, and the build's join of the started ones, waiting
 /// forever. The started workers run their handlers, and the broadcast is refused there.
