@@ -88,6 +88,7 @@ where
     C: ChunkOp<I::Item>,
     CB: ProducerCallback<C::Output>,
 {
+    super::indexed::require_countable(&base);
     return base.with_producer(Callback { callback, size, op });
 
     struct Callback<CB, C> {

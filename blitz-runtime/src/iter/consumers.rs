@@ -133,8 +133,13 @@ where
 
 leaf!(CountLeaf<>() for T -> usize where [] |self, items, offset, len| items.count());
 
+/// Checked where `std`'s `count` wraps in release builds: pieces of a range longer than a
+/// `usize` counts (`0..=u64::MAX`) add up past `usize::MAX`.
 pub(super) fn count<I: ParallelIterator>(iter: I) -> usize {
-    run(iter, CountLeaf {}, &NeverStop, |a, b| a + b)
+    run(iter, CountLeaf {}, &NeverStop, |a: usize, b| {
+        a.checked_add(b)
+            .unwrap_or_else(|| panic!("blitz: `count` of more items than a `usize` can count"))
+    })
 }
 
 /// The better of two optional values: `b` if `better(&b, &a)`, else `a`.

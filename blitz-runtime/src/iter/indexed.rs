@@ -7,6 +7,16 @@ use super::pair::{PairCallback, with_producers};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
+/// Panics, saying so, if `base` holds more items than a `usize` counts (a range such as
+/// `0..=u64::MAX`, see `RangeIter::len`). Its pieces then report a saturated length, which
+/// front-based splits tolerate but adaptors that compute positions from the length do not:
+/// `rev` counts from the back, `step_by` and `chunks` divide the length, `enumerate` numbers
+/// every item. Those call this before they build their producer: without it they split
+/// wrongly (a disagreement the engine reports as an internal error) or run on for 2^64 items.
+pub(super) fn require_countable<I: IndexedParallelIterator>(base: &I) {
+    base.len();
+}
+
 /// The iterator of [`IndexedParallelIterator::enumerate`].
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
@@ -24,6 +34,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        require_countable(&self.base);
         return self.base.with_producer(Callback { callback });
 
         struct Callback<CB> {
@@ -297,6 +308,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        require_countable(&self.base);
         return self.base.with_producer(Callback { callback });
 
         struct Callback<CB> {
@@ -402,6 +414,25 @@ impl<P: ParallelSource> Iterator for RevIter<P> {
         }
     }
 
+    /// Skips `n` items without visiting them: the block's by dropping them, the rest's by
+    /// splitting them off its back. `std`'s `step_by` steps through `nth`, so that
+    /// `rev().step_by(k)` costs its output, not its input.
+    fn nth(&mut self, n: usize) -> Option<P::Item> {
+        let in_block = n.min(self.block.len());
+        self.block.truncate(self.block.len() - in_block);
+        let n = n - in_block;
+        if n > 0 {
+            let rest = self.rest.take()?;
+            let len = rest.par_len();
+            if n >= len {
+                return None;
+            }
+            let (front, _skipped) = rest.par_split_at(len - n);
+            self.rest = Some(front);
+        }
+        self.next()
+    }
+
     fn fold<B, F: FnMut(B, P::Item) -> B>(mut self, init: B, mut fold: F) -> B {
         // Whole blocks at once: a block drained backwards is a plain loop over a slice.
         let mut acc = self.block.drain(..).rev().fold(init, &mut fold);
@@ -443,6 +474,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        require_countable(&self.base);
         let step = self.step;
         return self.base.with_producer(Callback { callback, step });
 

@@ -402,6 +402,86 @@ fn wide_inclusive_ranges_are_indexed() {
     );
 }
 
+/// Adaptors that compute positions from their base's length (`rev` from the back, `step_by`
+/// and `chunks` by dividing it, `enumerate` by numbering) refuse a range longer than a
+/// `usize` counts with the range's own message, not a split that disagrees with the
+/// saturated length (an internal error) or a run over 2^64 items. `count` of such a range
+/// panics instead of wrapping to 0.
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn adaptors_that_need_the_length_refuse_a_range_too_long_to_count() {
+    type Case = fn() -> usize;
+    let cases: [(&str, Case); 6] = [
+        ("rev().step_by", || {
+            (0..=u64::MAX)
+                .into_par_iter()
+                .rev()
+                .step_by(1 << 62)
+                .count()
+        }),
+        ("step_by", || {
+            (0..=u64::MAX).into_par_iter().step_by(3).take(4).count()
+        }),
+        ("rev", || (0..=u64::MAX).into_par_iter().rev().count()),
+        ("enumerate", || {
+            (0..=u64::MAX).into_par_iter().enumerate().count()
+        }),
+        ("chunks", || {
+            (0..=u64::MAX).into_par_iter().chunks(3).take(2).count()
+        }),
+        ("count", || (0..=u64::MAX).into_par_iter().count()),
+    ];
+    let pool = crate::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for (name, case) in cases {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(case)));
+        let message = super::panic_message(result.expect_err(name));
+        assert!(
+            message.contains("more items than a `usize` can count"),
+            "{name}: {message}"
+        );
+    }
+    // One item fewer fits: the same adaptors give `std`'s answers.
+    pool.install(|| {
+        let (n, step) = (u64::MAX, 1u64 << 62);
+        let got: Vec<u64> = (0..n)
+            .into_par_iter()
+            .rev()
+            .step_by(step as usize)
+            .collect();
+        assert_eq!(got, (0..n).rev().step_by(step as usize).collect::<Vec<_>>());
+        assert_eq!((0..n).into_par_iter().step_by(3).len(), usize::MAX / 3);
+    });
+}
+
+/// `rev().step_by(k)` skips the items between its steps by splitting them off (`nth`), as
+/// `std`'s does on a range: it produces about its output, not its whole input.
+#[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn rev_step_by_skips_without_producing_the_skipped_items() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const N: u64 = 1 << 22;
+    const STEP: usize = 1 << 16;
+    on_pools(|| {
+        let produced = AtomicUsize::new(0);
+        let got: Vec<u64> = (0..N)
+            .into_par_iter()
+            .map(|x| {
+                produced.fetch_add(1, Ordering::Relaxed);
+                x
+            })
+            .rev()
+            .step_by(STEP)
+            .collect();
+        assert_eq!(got, (0..N).rev().step_by(STEP).collect::<Vec<_>>());
+        // Each output pulls one block of at most 256 items from the back.
+        let produced = produced.into_inner();
+        assert!(produced <= got.len() * 256, "{produced} items produced");
+    });
+}
+
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
 fn generated_sources_match_std() {
