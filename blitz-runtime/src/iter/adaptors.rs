@@ -542,10 +542,9 @@ where
             identity,
             fold_op,
         } = self;
-        let start = || identity();
         base.with_producer(FoldCallback {
             callback,
-            start: &start,
+            start: &identity,
             fold_op: &fold_op,
         })
     }
@@ -573,7 +572,7 @@ impl<I, T, F> FoldWith<I, T, F> {
 impl<I, T, F> ParallelIterator for FoldWith<I, T, F>
 where
     I: ParallelIterator,
-    T: Clone + Send + Sync,
+    T: Clone + Send,
     F: Fn(T, I::Item) -> T + Sync + Send,
 {
     type Item = T;
@@ -584,27 +583,57 @@ where
             init,
             fold_op,
         } = self;
-        let start = || init.clone();
         base.with_producer(FoldCallback {
             callback,
-            start: &start,
+            start: SeedValue(init),
             fold_op: &fold_op,
         })
+    }
+}
+
+/// Where each piece of a fold gets its accumulator: `fold`'s identity closure, shared by
+/// reference, or `fold_with`'s value, of which every piece carries its own clone down the
+/// splits (as in rayon), so that the value need only be `Send`, not `Sync`.
+pub(super) trait Seed: Clone + Send {
+    /// The accumulator.
+    type Acc;
+
+    /// This piece's accumulator.
+    fn seed(self) -> Self::Acc;
+}
+
+impl<A, S: Fn() -> A + Sync> Seed for &S {
+    type Acc = A;
+
+    fn seed(self) -> A {
+        self()
+    }
+}
+
+/// The value of `fold_with` (and `try_fold_with`) as a [`Seed`]: cloned at every split.
+#[derive(Clone)]
+pub(super) struct SeedValue<T>(pub(super) T);
+
+impl<T: Clone + Send> Seed for SeedValue<T> {
+    type Acc = T;
+
+    fn seed(self) -> T {
+        self.0
     }
 }
 
 /// The callback of `Fold` and `FoldWith`: `start` makes each piece's accumulator.
 struct FoldCallback<'f, CB, S, F> {
     callback: CB,
-    start: &'f S,
+    start: S,
     fold_op: &'f F,
 }
 
-impl<'f, T, A, CB, S, F> ProducerCallback<T> for FoldCallback<'f, CB, S, F>
+impl<'f, T, CB, S, F> ProducerCallback<T> for FoldCallback<'f, CB, S, F>
 where
-    CB: ProducerCallback<A>,
-    S: Fn() -> A + Sync,
-    F: Fn(A, T) -> A + Sync,
+    CB: ProducerCallback<S::Acc>,
+    S: Seed,
+    F: Fn(S::Acc, T) -> S::Acc + Sync,
 {
     type Output = CB::Output;
 
@@ -623,23 +652,23 @@ where
 /// Yields one item per piece: the piece's items folded into a fresh accumulator.
 struct FoldProducer<'f, P, S, F> {
     base: P,
-    start: &'f S,
+    start: S,
     fold_op: &'f F,
 }
 
-forward_source!(FoldProducer<'f, P, S, F> { start, fold_op } where P: ParallelSource, S: Sync, F: Sync);
+forward_source!(FoldProducer<'f, P, S, F> { start, fold_op } where P: ParallelSource, S: Seed, F: Sync);
 
-impl<'f, P, S, F, A> IntoIterator for FoldProducer<'f, P, S, F>
+impl<'f, P, S, F> IntoIterator for FoldProducer<'f, P, S, F>
 where
     P: IntoIterator,
-    S: Fn() -> A,
-    F: Fn(A, P::Item) -> A,
+    S: Seed,
+    F: Fn(S::Acc, P::Item) -> S::Acc,
 {
-    type Item = A;
-    type IntoIter = std::iter::Once<A>;
+    type Item = S::Acc;
+    type IntoIter = std::iter::Once<S::Acc>;
 
     fn into_iter(self) -> Self::IntoIter {
-        std::iter::once(self.base.into_iter().fold((self.start)(), self.fold_op))
+        std::iter::once(self.base.into_iter().fold(self.start.seed(), self.fold_op))
     }
 }
 

@@ -5,14 +5,15 @@
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
-/// What becomes of a chunk's items. `Copy`, so that every piece of a split gets the op: the
-/// ops hold references to the adaptor's closures.
-trait ChunkOp<T>: Copy + Send {
+/// What becomes of a chunk's items. Cloned at every split, so that every piece gets the op:
+/// the ops hold references to the adaptor's closures, and `fold_chunks_with`'s value, of
+/// which each piece carries its own (as in rayon, so that it need only be `Send`).
+trait ChunkOp<T>: Clone + Send {
     /// The chunk's item.
     type Output: Send;
 
     /// Turns the chunk's items into its item.
-    fn apply<I: Iterator<Item = T>>(self, chunk: I) -> Self::Output;
+    fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> Self::Output;
 }
 
 /// `chunks`: the chunk's items in a `Vec`.
@@ -22,7 +23,7 @@ struct CollectChunk;
 impl<T: Send> ChunkOp<T> for CollectChunk {
     type Output = Vec<T>;
 
-    fn apply<I: Iterator<Item = T>>(self, chunk: I) -> Vec<T> {
+    fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> Vec<T> {
         chunk.collect()
     }
 }
@@ -49,33 +50,35 @@ where
 {
     type Output = U;
 
-    fn apply<I: Iterator<Item = T>>(self, chunk: I) -> U {
+    fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> U {
         chunk.fold((self.identity)(), self.fold_op)
     }
 }
 
-/// `fold_chunks_with`: the chunk folded from a clone of `init`.
+/// `fold_chunks_with`: the chunk folded from a clone of the piece's own `init`.
 struct FoldChunkWith<'f, U, F> {
-    init: &'f U,
+    init: U,
     fold_op: &'f F,
 }
 
-impl<U, F> Clone for FoldChunkWith<'_, U, F> {
+// By hand: a derive would bound `F`, which is only borrowed.
+impl<U: Clone, F> Clone for FoldChunkWith<'_, U, F> {
     fn clone(&self) -> Self {
-        *self
+        FoldChunkWith {
+            init: self.init.clone(),
+            fold_op: self.fold_op,
+        }
     }
 }
-
-impl<U, F> Copy for FoldChunkWith<'_, U, F> {}
 
 impl<T, U, F> ChunkOp<T> for FoldChunkWith<'_, U, F>
 where
     F: Fn(U, T) -> U + Sync,
-    U: Clone + Send + Sync,
+    U: Clone + Send,
 {
     type Output = U;
 
-    fn apply<I: Iterator<Item = T>>(self, chunk: I) -> U {
+    fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> U {
         chunk.fold(self.init.clone(), self.fold_op)
     }
 }
@@ -232,13 +235,13 @@ impl<I, U, F> ParallelIterator for FoldChunksWith<I, U, F>
 where
     I: IndexedParallelIterator,
     F: Fn(U, I::Item) -> U + Sync + Send,
-    U: Clone + Send + Sync,
+    U: Clone + Send,
 {
     type Item = U;
 
     fn with_producer<CB: ProducerCallback<U>>(self, callback: CB) -> CB::Output {
         let op = FoldChunkWith {
-            init: &self.init,
+            init: self.init,
             fold_op: &self.fold_op,
         };
         with_chunks(self.base, self.size, op, callback)
@@ -253,7 +256,7 @@ impl<I, U, F> IndexedParallelIterator for FoldChunksWith<I, U, F>
 where
     I: IndexedParallelIterator,
     F: Fn(U, I::Item) -> U + Sync + Send,
-    U: Clone + Send + Sync,
+    U: Clone + Send,
 {
     fn len(&self) -> usize {
         self.base.len().div_ceil(self.size)
@@ -280,7 +283,7 @@ impl<P: ParallelSource, C: ChunkOp<P::Item>> ParallelSource for ChunksProducer<P
             ChunksProducer {
                 base: left,
                 size,
-                op,
+                op: op.clone(),
             },
             ChunksProducer {
                 base: right,

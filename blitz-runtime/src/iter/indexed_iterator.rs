@@ -245,7 +245,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         fold_op: F,
     ) -> FoldChunksWith<Self, T, F>
     where
-        T: Clone + Send + Sync,
+        T: Clone + Send,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         FoldChunksWith::new(self, chunk_size, init, fold_op)

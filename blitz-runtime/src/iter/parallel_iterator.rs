@@ -368,7 +368,7 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     fn fold_with<T, F>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
     where
-        T: Clone + Send + Sync,
+        T: Clone + Send,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         FoldWith::new(self, init, fold_op)
@@ -957,7 +957,7 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     fn try_fold_with<T, R, F>(self, init: T, fold_op: F) -> TryFoldWith<Self, T, F>
     where
-        T: Clone + Send + Sync,
+        T: Clone + Send,
         F: Fn(T, Self::Item) -> R + Sync + Send,
         R: Try<Output = T> + Send,
     {

@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use super::adaptors::forward_source;
+use super::adaptors::{Seed, SeedValue, forward_source};
 use super::{ParallelIterator, ProducerCallback, Try};
 use crate::loops::ParallelSource;
 
@@ -72,7 +72,7 @@ impl<I, T, F> TryFoldWith<I, T, F> {
 impl<I, T, F, R> ParallelIterator for TryFoldWith<I, T, F>
 where
     I: ParallelIterator,
-    T: Clone + Send + Sync,
+    T: Clone + Send,
     F: Fn(T, I::Item) -> R + Sync + Send,
     R: Try<Output = T> + Send,
 {
@@ -84,10 +84,9 @@ where
             init,
             fold_op,
         } = self;
-        let start = || init.clone();
         base.with_producer(TryFoldCallback {
             callback,
-            start: &start,
+            start: SeedValue(init),
             fold_op: &fold_op,
         })
     }
@@ -96,16 +95,16 @@ where
 /// The callback of `TryFold` and `TryFoldWith`: `start` makes each piece's accumulator.
 struct TryFoldCallback<'f, CB, S, F> {
     callback: CB,
-    start: &'f S,
+    start: S,
     fold_op: &'f F,
 }
 
-impl<'f, T, A, R, CB, S, F> ProducerCallback<T> for TryFoldCallback<'f, CB, S, F>
+impl<'f, T, R, CB, S, F> ProducerCallback<T> for TryFoldCallback<'f, CB, S, F>
 where
     CB: ProducerCallback<R>,
-    S: Fn() -> A + Sync,
-    F: Fn(A, T) -> R + Sync,
-    R: Try<Output = A>,
+    S: Seed,
+    F: Fn(S::Acc, T) -> R + Sync,
+    R: Try<Output = S::Acc>,
 {
     type Output = CB::Output;
 
@@ -124,24 +123,24 @@ where
 /// Yields one item per piece: the piece's items folded until the first failure.
 struct TryFoldProducer<'f, P, S, F> {
     base: P,
-    start: &'f S,
+    start: S,
     fold_op: &'f F,
 }
 
-forward_source!(TryFoldProducer<'f, P, S, F> { start, fold_op } where P: ParallelSource, S: Sync, F: Sync);
+forward_source!(TryFoldProducer<'f, P, S, F> { start, fold_op } where P: ParallelSource, S: Seed, F: Sync);
 
-impl<'f, P, S, F, A, R> IntoIterator for TryFoldProducer<'f, P, S, F>
+impl<'f, P, S, F, R> IntoIterator for TryFoldProducer<'f, P, S, F>
 where
     P: IntoIterator,
-    S: Fn() -> A,
-    F: Fn(A, P::Item) -> R,
-    R: Try<Output = A>,
+    S: Seed,
+    F: Fn(S::Acc, P::Item) -> R,
+    R: Try<Output = S::Acc>,
 {
     type Item = R;
     type IntoIter = std::iter::Once<R>;
 
     fn into_iter(self) -> Self::IntoIter {
-        let mut acc = (self.start)();
+        let mut acc = self.start.seed();
         for item in self.base {
             match (self.fold_op)(acc, item).branch() {
                 ControlFlow::Continue(next) => acc = next,

@@ -118,6 +118,37 @@ fn folds_match_std() {
                 .fold_with(0usize, |acc, _| acc + 1)
                 .reduce(|| 0, |a, b| a + b);
             assert_eq!(folded_with, v.len());
+            // A seed that is `Send` but not `Sync` (as rayon allows): each piece folds into
+            // its own clone.
+            let seed = std::cell::Cell::new(0u64);
+            let sums: Vec<u64> = v
+                .par_iter()
+                .fold_with(seed.clone(), |acc, &x| {
+                    acc.set(acc.get() + x);
+                    acc
+                })
+                .map(std::cell::Cell::into_inner)
+                .collect();
+            assert_eq!(sums.iter().sum::<u64>(), s.clone().sum::<u64>());
+            let tried: Result<u64, ()> = v
+                .par_iter()
+                .try_fold_with(seed.clone(), |acc, &x| {
+                    acc.set(acc.get() + x);
+                    Ok(acc)
+                })
+                .map(|acc| acc.map(std::cell::Cell::into_inner))
+                .try_reduce(|| 0, |a, b| Ok(a + b));
+            assert_eq!(tried, Ok(s.clone().sum::<u64>()));
+            let chunk_sums: Vec<u64> = v
+                .par_iter()
+                .fold_chunks_with(7, seed.clone(), |acc, &x| {
+                    acc.set(acc.get() + x);
+                    acc
+                })
+                .map(std::cell::Cell::into_inner)
+                .collect();
+            let expected: Vec<u64> = v.chunks(7).map(|c| c.iter().sum()).collect();
+            assert_eq!(chunk_sums, expected);
         }
     });
 }
