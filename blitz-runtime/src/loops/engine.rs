@@ -3,12 +3,12 @@
 //! [`drive`] takes a [`ParallelSource`], a `leaf` that runs one piece sequentially and a
 //! `combine` that joins the results of two adjacent pieces in order. It works in two phases:
 //!
-//! 1. **Probe.** The caller first runs a few pieces from the front of the source itself, each
-//!    up to 256 times as many items as everything before it (4 times for the first few, see
-//!    [`EARLY_SAMPLE`]), and reads the clock between them. A
-//!    loop that finishes within [`SHARE_AFTER`] never touches the pool: sharing it would cost
-//!    more (a waking peer, or for a caller outside the pool, a round trip into it) than it
-//!    could save. When a peer is awake and idle, sharing costs only its steal, and the limit
+//! 1. **Probe.** The worker that runs the loop (a caller outside every pool enters the global
+//!    pool first, so that every item runs on a worker, as in rayon) first runs a few pieces
+//!    from the front of the source itself, each up to 256 times as many items as everything
+//!    before it (4 times for the first few, see [`EARLY_SAMPLE`]), and reads the clock between
+//!    them. A loop that finishes within [`SHARE_AFTER`] is not shared: sharing it would cost
+//!    more (waking a peer) than it could save. When a peer is awake and idle, sharing costs only its steal, and the limit
 //!    is [`SHARE_WITH_HUNGRY_PEER`]. That is the
 //!    "sequential below a threshold" of the reference design, with the threshold measured in
 //!    time instead of items, so a loop over 64 expensive items is shared after the first one
@@ -36,8 +36,7 @@ use crate::registry::Worker;
 
 /// How long (in [`timestamp`] units: x86-64 TSC cycles, nanoseconds elsewhere) a loop runs on
 /// its caller alone before the rest of it is shared: about the cost of waking a sleeping
-/// peer, or of a caller outside the pool getting into it. Shared with the join's notion of a
-/// long first closure.
+/// peer. Shared with the join's notion of a long first closure.
 const SHARE_AFTER: u64 = crate::join::LONG_FIRST_CLOSURE;
 
 /// Tests of the parallel paths set this so that small inputs are shared too (after the
@@ -151,11 +150,18 @@ where
     C: Fn(T, T) -> T + Sync,
     S: Stop,
 {
+    let Some(worker) = Worker::current() else {
+        // From outside every pool, the whole loop runs on a worker of the global pool, its
+        // probe too: every item runs on a pool thread, as in rayon, so `current_thread_index`
+        // is `Some` and the thread-locals a start handler set are there. A loop short enough
+        // to stay on its caller pays the round trip into the pool; a caller that runs many
+        // short loops enters the pool once (`install`) and runs them inside.
+        return crate::join::with_worker(|_| drive(source, grain, stop, leaf, combine));
+    };
     let len = source.par_len();
     if !splitter_for(&source, 1, grain).may_split(len) {
         return leaf(source, 0);
     }
-    let worker = Worker::current();
     if len == usize::MAX {
         // As many items as a length can count, or more (a 128-bit range): the loop cannot run
         // to its end, only a search can stop it, so there is nothing to probe. A probe would
@@ -175,7 +181,7 @@ where
         return share_at_once(worker, source, grain, site, stop, leaf, combine);
     }
     // With a peer awake and looking for work, sharing costs a steal, not a wake-up.
-    let hungry_peer = worker.is_some_and(Worker::has_idle_awake_peer);
+    let hungry_peer = worker.has_idle_awake_peer();
     let limit = if hungry_peer {
         SHARE_WITH_HUNGRY_PEER
     } else {
@@ -189,12 +195,11 @@ where
     combine(done, rest)
 }
 
-/// Phase 2 of [`drive`] for what the probe left: split and fork it on `worker` (on a worker of
-/// the global pool for a caller outside every pool). The loop is known to be worth sharing,
+/// Phase 2 of [`drive`] for what the probe left: split and fork it on `worker`. The loop is known to be worth sharing,
 /// so its first forks are published at once, one per idle peer, rather than one per request;
 /// so is every fork whose second half is estimated to run [`LONG_HALF`] or more.
 fn share<P, T, L, C, S>(
-    worker: Option<&Worker>,
+    worker: &Worker,
     rest: Rest<P>,
     grain: usize,
     stop: &S,
@@ -208,25 +213,19 @@ where
     C: Fn(T, T) -> T + Sync,
     S: Stop,
 {
-    let run = |worker: &Worker| {
-        worker.arm_eager_share();
-        let splitter = splitter_for(&rest.source, worker.num_threads(), grain)
-            .publishing_from(rest.publish_len);
-        split(
-            worker,
-            rest.source,
-            rest.offset,
-            splitter,
-            false,
-            stop,
-            leaf,
-            combine,
-        )
-    };
-    match worker {
-        Some(worker) => run(worker),
-        None => crate::join::with_worker(run),
-    }
+    worker.arm_eager_share();
+    let splitter =
+        splitter_for(&rest.source, worker.num_threads(), grain).publishing_from(rest.publish_len);
+    split(
+        worker,
+        rest.source,
+        rest.offset,
+        splitter,
+        false,
+        stop,
+        leaf,
+        combine,
+    )
 }
 
 /// The fewest items a probe step runs: the grain, or the source's own minimum piece.
@@ -239,7 +238,7 @@ fn min_step<P: ParallelSource>(source: &P, grain: usize) -> usize {
 /// times it: if its items turn out cheaper than those that marked the site, the mark is
 /// cleared and the next run probes again.
 fn share_at_once<P, T, L, C, S>(
-    worker: Option<&Worker>,
+    worker: &Worker,
     source: P,
     grain: usize,
     site: Site,
