@@ -346,6 +346,7 @@ impl PlaceUses {
             callee,
             roots: &roots,
             params: &callee.exclusive_params,
+            locals: Vec::new(),
             out: PlaceUses::default(),
         };
         finder.visit_expr(e);
@@ -576,6 +577,11 @@ struct PlaceFinder<'a> {
     roots: &'a HashSet<String>,
     /// Roots all of whose uses are exclusive.
     params: &'a HashSet<String>,
+    /// The names bound inside the expression where the walk is (by a `let`, a `match` arm, an
+    /// `if let`, a closure's or a `for` loop's pattern): a use of one is of that binding, not
+    /// of a root of the same name outside, so two branches that each bind a `t` of their own
+    /// (`match &mut self.left { Some(t) => t.f(), .. }`) do not share it.
+    locals: Vec<String>,
     out: PlaceUses,
 }
 
@@ -583,7 +589,9 @@ impl PlaceFinder<'_> {
     /// Records `e` if it is a place of a root (and visits the index expressions in it);
     /// `exclusive` if the context makes the use exclusive. Returns whether it was one.
     fn record(&mut self, e: &Expr, exclusive: bool) -> bool {
-        let Some(path) = field_path(e).filter(|path| self.roots.contains(&path[0])) else {
+        let Some(path) = field_path(e)
+            .filter(|path| self.roots.contains(&path[0]) && !self.locals.contains(&path[0]))
+        else {
             return false;
         };
         let bare_param = matches!(peel_parens(e), Expr::Path(_)) && self.params.contains(&path[0]);
@@ -674,7 +682,91 @@ impl<'ast> Visit<'ast> for PlaceFinder<'_> {
         }
     }
 
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        let scope = self.locals.len();
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Local(l) => {
+                    if let Some(init) = &l.init {
+                        self.visit_expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            self.visit_expr(diverge);
+                        }
+                    }
+                    self.bind(&l.pat);
+                }
+                _ => self.visit_stmt(stmt),
+            }
+        }
+        self.locals.truncate(scope);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        let scope = self.locals.len();
+        self.bind(&arm.pat);
+        if let Some((_, guard)) = &arm.guard {
+            self.visit_expr(guard);
+        }
+        self.visit_expr(&arm.body);
+        self.locals.truncate(scope);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        let scope = self.locals.len();
+        c.inputs.iter().for_each(|pat| self.bind(pat));
+        self.visit_expr(&c.body);
+        self.locals.truncate(scope);
+    }
+
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        let scope = self.locals.len();
+        self.visit_expr(&i.cond);
+        self.bind_lets(&i.cond);
+        self.visit_block(&i.then_branch);
+        self.locals.truncate(scope);
+        if let Some((_, other)) = &i.else_branch {
+            self.visit_expr(other);
+        }
+    }
+
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        let scope = self.locals.len();
+        self.visit_expr(&w.cond);
+        self.bind_lets(&w.cond);
+        self.visit_block(&w.body);
+        self.locals.truncate(scope);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        let scope = self.locals.len();
+        self.bind(&f.pat);
+        self.visit_block(&f.body);
+        self.locals.truncate(scope);
+    }
+
     fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+impl PlaceFinder<'_> {
+    /// Brings the bindings of `pat` into scope.
+    fn bind(&mut self, pat: &syn::Pat) {
+        self.locals
+            .extend(pat_bindings(pat).iter().map(|p| p.ident.to_string()));
+    }
+
+    /// Brings the bindings of the `let`s of a condition (`if let .. && let ..`) into scope.
+    fn bind_lets(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(l) => self.bind(&l.pat),
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                self.bind_lets(&b.left);
+                self.bind_lets(&b.right);
+            }
+            Expr::Paren(p) => self.bind_lets(&p.expr),
+            _ => {}
+        }
+    }
 }
 
 /// `e` without enclosing parentheses.

@@ -167,39 +167,92 @@ fn reference_params(sig: &syn::Signature, exclusive: bool) -> HashSet<String> {
         .collect()
 }
 
-/// The locals bound by a `let` from what looks like an exclusive borrow, by name: `&mut x`,
-/// or a call of a `..._mut` method or fn (`let (a, b) = v.split_at_mut(m);`,
-/// `let last = v.last_mut();`). Without types, a local passed to two calls may be a shared
-/// slice (which may fork) or a `&mut` one (which may not); a name bound like this is taken for
-/// the latter.
-fn exclusive_locals(block: &syn::Block) -> HashSet<String> {
-    struct Finder(HashSet<String>);
-    fn exclusive(e: &Expr) -> bool {
-        match e {
-            Expr::Reference(r) => r.mutability.is_some(),
-            Expr::MethodCall(m) => m.method.to_string().ends_with("_mut"),
-            Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
-                if p.path.segments.last().is_some_and(|s| s.ident.to_string().ends_with("_mut"))),
-            Expr::Try(t) => exclusive(&t.expr),
-            Expr::Paren(p) => exclusive(&p.expr),
-            _ => false,
+/// The locals that look like exclusive references, by name. Without types, a local passed to
+/// two calls may be a shared slice (which may fork) or a `&mut` one (which may not); a name
+/// bound like one of these is taken for the latter:
+/// - bound from what looks like an exclusive borrow: `&mut x`, a call of a method or fn with
+///   `mut` in its name (`v.split_at_mut(m)`, `self.left.as_mut()`, `v.iter_mut()`,
+///   `kids.as_mut_slice()`), what `unwrap`, `expect`, `?` or `next` make of one
+///   (`halves.next().unwrap()` on `v.chunks_mut(n)`), or a tuple holding one;
+/// - bound from an exclusive parameter or local itself (`let t2 = t;`), or by a pattern that
+///   takes one apart (`match t { Tree::Node(l, r) => .. }`, `let Self { left, right } = self;`
+///   on `&mut self`): default binding modes borrow its parts `&mut`;
+/// - bound `ref mut`.
+///
+/// That covers `let` (and `let`-`else`), `match` arms and `if let`/`while let`; a name bound
+/// from one found this way counts in turn.
+fn exclusive_locals(block: &syn::Block, params: &HashSet<String>) -> HashSet<String> {
+    struct Finder {
+        names: HashSet<String>,
+        changed: bool,
+    }
+    impl Finder {
+        /// Whether `e`, bound by a pattern, makes its bindings exclusive.
+        fn exclusive(&self, e: &Expr) -> bool {
+            let mut_named = |name: &str| name.split('_').any(|part| part == "mut");
+            match e {
+                Expr::Reference(r) => r.mutability.is_some(),
+                Expr::MethodCall(m) => {
+                    let method = m.method.to_string();
+                    mut_named(&method)
+                        || (matches!(method.as_str(), "unwrap" | "expect" | "next" | "next_back")
+                            && self.exclusive(&m.receiver))
+                }
+                Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| mut_named(&s.ident.to_string()))),
+                Expr::Try(t) => self.exclusive(&t.expr),
+                Expr::Paren(p) => self.exclusive(&p.expr),
+                Expr::Tuple(t) => t.elems.iter().any(|e| self.exclusive(e)),
+                // The reference itself, or (taken apart) its parts, which default binding
+                // modes bind `ref mut`. (A field or `*t` is matched by value: its bindings are
+                // copies unless written `ref mut`.)
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| self.names.contains(&i.to_string())),
+                _ => false,
+            }
+        }
+        fn bind(&mut self, pat: &syn::Pat, init: &Expr) {
+            let all = self.exclusive(init);
+            for p in pat_bindings(pat) {
+                let by_ref_mut = p.by_ref.is_some() && p.mutability.is_some();
+                if (all || by_ref_mut) && self.names.insert(p.ident.to_string()) {
+                    self.changed = true;
+                }
+            }
         }
     }
     impl<'ast> Visit<'ast> for Finder {
         fn visit_local(&mut self, l: &'ast syn::Local) {
-            if let Some(init) = &l.init
-                && exclusive(&init.expr)
-            {
-                self.0
-                    .extend(pat_bindings(&l.pat).iter().map(|p| p.ident.to_string()));
+            if let Some(init) = &l.init {
+                self.bind(&l.pat, &init.expr);
             }
             syn::visit::visit_local(self, l);
         }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            for arm in &m.arms {
+                self.bind(&arm.pat, &m.expr);
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.bind(&l.pat, &l.expr);
+            syn::visit::visit_expr_let(self, l);
+        }
         fn visit_item(&mut self, _: &'ast Item) {}
     }
-    let mut finder = Finder(HashSet::new());
-    finder.visit_block(block);
-    finder.0
+    let mut finder = Finder {
+        names: params.clone(),
+        changed: true,
+    };
+    // Until nothing new is found: a binding may come from one found later in the walk.
+    while finder.changed {
+        finder.changed = false;
+        finder.visit_block(block);
+    }
+    finder.names.retain(|name| !params.contains(name));
+    finder.names
 }
 
 /// How a recognised recursive call is spelled.
@@ -259,10 +312,11 @@ impl Callee {
                     FnArg::Receiver(_) => 0,
                 })
                 .sum(),
-            exclusive_params: reference_params(sig, true)
-                .into_iter()
-                .chain(exclusive_locals(&func.block))
-                .collect(),
+            exclusive_params: {
+                let params = reference_params(sig, true);
+                let locals = exclusive_locals(&func.block, &params);
+                params.into_iter().chain(locals).collect()
+            },
             shared_params: reference_params(sig, false),
         })
     }
