@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::fmt;
 use std::io;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -44,15 +45,16 @@ pub const NUM_THREADS_ENV_VAR: &str = "BLITZ_NUM_THREADS";
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ThreadPoolBuildError {
-    /// More threads were requested than the sleep counters can hold.
+    /// More threads were requested (with `num_threads`) than the sleep counters can hold.
     TooManyThreads {
         /// The requested number of threads.
         requested: usize,
         /// The largest supported number.
         max: usize,
     },
-    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer, or to one
-    /// too large to be a number at all (see its `Display`, which tells the two apart).
+    /// `BLITZ_NUM_THREADS` is set to something that is not a non-negative integer, or to a
+    /// number of threads larger than a pool supports (see its `Display`, which tells the two
+    /// apart).
     InvalidEnvVar {
         /// The variable's name.
         name: &'static str,
@@ -179,6 +181,10 @@ impl ThreadPoolBuilder {
     /// returns). Because the threads are scoped, the pool's work may borrow from the caller's
     /// stack through `wrapper`, and every thread has ended when `build_scoped` returns: the
     /// pool is dropped when `with_pool` returns (or panics), and the threads are then joined.
+    /// A panic of `with_pool` propagates; otherwise a panic of `wrapper` (in its clean-up
+    /// after `run`) is resumed, with its own payload. A wrapper that panics *before* it calls
+    /// `run` leaves its worker unstarted, and work that needs every worker (a `broadcast`)
+    /// waits for it, as for any [`ThreadBuilder`] that is never run.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -206,7 +212,10 @@ impl ThreadPoolBuilder {
         W: Fn(ThreadBuilder) + Sync,
         F: FnOnce(&ThreadPool) -> R,
     {
-        std::thread::scope(|scope| {
+        // A wrapper's panic, kept to be resumed with its own payload: a scope that saw a
+        // thread panic resumes only "a scoped thread panicked".
+        let wrapper_panic = std::sync::Mutex::new(None);
+        let result = std::thread::scope(|scope| {
             let pool = self
                 .spawn_handler(|thread| {
                     let mut builder = std::thread::Builder::new();
@@ -219,13 +228,26 @@ impl ThreadPoolBuilder {
                     if let Some(size) = size {
                         builder = builder.stack_size(size);
                     }
-                    let wrapper = &wrapper;
-                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    let (wrapper, wrapper_panic) = (&wrapper, &wrapper_panic);
+                    builder.spawn_scoped(scope, move || {
+                        let ran = panic::catch_unwind(AssertUnwindSafe(|| wrapper(thread)));
+                        if let Err(payload) = ran {
+                            let mut first = wrapper_panic.lock().unwrap_or_else(|p| p.into_inner());
+                            first.get_or_insert(payload);
+                        }
+                    })?;
                     Ok(())
                 })
                 .build()?;
             Ok(with_pool(&pool))
-        })
+        });
+        if let Some(payload) = wrapper_panic
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+        {
+            panic::resume_unwind(payload);
+        }
+        result
     }
 }
 
@@ -418,13 +440,22 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     ) -> Result<(Arc<Registry>, Vec<JoinHandle<()>>), ThreadPoolBuildError> {
         let num_threads = self.resolve_num_threads()?;
         let registry = Registry::new(num_threads, std::mem::take(&mut self.handlers));
+        let stack_size = self.stack_size;
         let threads = start_workers(
             &registry,
             self.thread_name.as_deref_mut(),
-            self.stack_size,
+            stack_size,
             &mut self.spawner,
         )
-        .map_err(ThreadPoolBuildError::ThreadSpawn)?;
+        .map_err(|err| match stack_size {
+            // The likeliest culprit when one is set (an invalid or unmappable size), which
+            // the operating system's error does not name.
+            Some(size) => ThreadPoolBuildError::ThreadSpawn(io::Error::new(
+                err.kind(),
+                format!("{err} (with a stack size of {size} bytes)"),
+            )),
+            None => ThreadPoolBuildError::ThreadSpawn(err),
+        })?;
         Ok((registry, threads))
     }
 }
@@ -442,8 +473,10 @@ fn resolve_num_threads(
         _ => match env_value {
             Some(value) => match value.trim().parse::<usize>() {
                 Ok(0) => num_cpus,
-                Ok(n) => n,
-                Err(_) => {
+                Ok(n) if n <= MAX_THREADS => n,
+                // Too large (or not a number): the error names the variable, whose value the
+                // program did not write.
+                _ => {
                     return Err(ThreadPoolBuildError::InvalidEnvVar {
                         name: NUM_THREADS_ENV_VAR,
                         value: value.to_owned(),
@@ -492,7 +525,7 @@ mod tests {
     }
 
     #[test]
-    fn env_value_too_large_for_an_integer_says_too_large() {
+    fn env_value_too_large_says_too_large() {
         let err = resolve_num_threads(None, Some("99999999999999999999"), 2).unwrap_err();
         let message = err.to_string();
         assert!(message.contains("too large"), "{message}");
@@ -515,8 +548,15 @@ mod tests {
             }
         ));
         assert!(err.to_string().contains("65536"));
-        let err = resolve_num_threads(None, Some("100000"), 2).unwrap_err();
-        assert!(matches!(err, ThreadPoolBuildError::TooManyThreads { .. }));
+        // From the environment, the error names the variable.
+        let err = resolve_num_threads(None, Some("65536"), 2).unwrap_err();
+        assert!(matches!(err, ThreadPoolBuildError::InvalidEnvVar { .. }));
+        let message = err.to_string();
+        assert!(message.contains("BLITZ_NUM_THREADS"), "{message}");
+        assert!(
+            message.contains("\"65536\", which is too large"),
+            "{message}"
+        );
     }
 
     /// A recursion 5 MiB deep, more than a spawned thread's 2 MiB: it runs on the workers of

@@ -112,10 +112,12 @@ impl ThreadSpawn for DefaultSpawn {
 }
 
 /// The stack of a worker the pool starts itself, when the builder names no size: 8 MiB, the
-/// usual size of a program's main thread, not the 2 MiB of a spawned thread. Recursion that
-/// `#[parallel]` or `join` moves from the main thread onto the workers (each level with a
-/// fork's frames on top of the fn's own) should not overflow where the sequential code did
-/// not. The memory is reserved, not used, until the recursion reaches it. `None` (the
+/// usual size of a program's main thread, not the 2 MiB of a spawned thread, for recursion
+/// that `#[parallel]` or `join` moves from the main thread onto the workers. Each level of it
+/// carries a fork's frames on top of the fn's own (a chain of `join`s some 40,000 deep fills
+/// 8 MiB), so a recursion that is deep *and* forks at every level may still need more (see
+/// the book's performance chapter). The memory is reserved, not used, until the recursion
+/// reaches it. `None` (the
 /// platform's default) when `RUST_MIN_STACK` is set: that is the user's choice for every
 /// spawned thread.
 pub(crate) fn default_stack_size() -> Option<usize> {

@@ -466,6 +466,24 @@ fn install_propagates_panic_and_pool_survives() {
     pool_still_works(&pool);
 }
 
+/// A stack size the operating system refuses: the build error names it, which the system's
+/// own error ("Invalid argument") does not.
+#[test]
+#[cfg_attr(miri, ignore)] // Starts a real thread with the requested stack.
+fn a_refused_stack_size_is_named_in_the_error() {
+    let err = ThreadPoolBuilder::new()
+        .num_threads(1)
+        .stack_size(usize::MAX)
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, ThreadPoolBuildError::ThreadSpawn(_)), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains(&format!("with a stack size of {} bytes", usize::MAX)),
+        "{message}"
+    );
+}
+
 #[test]
 fn too_many_threads_is_an_error() {
     let err = ThreadPoolBuilder::new()

@@ -180,6 +180,30 @@ fn build_scoped_propagates_a_panic_of_with_pool_after_joining_the_workers() {
     assert_eq!(finished.load(Ordering::Relaxed), 2);
 }
 
+/// A wrapper that panics after its worker ran (in its clean-up): `build_scoped` resumes that
+/// panic with its own payload, not the scope's "a scoped thread panicked".
+#[test]
+fn build_scoped_resumes_a_wrapper_panic_with_its_payload() {
+    let payload = panic::catch_unwind(AssertUnwindSafe(|| {
+        ThreadPoolBuilder::new().num_threads(2).build_scoped(
+            |thread| {
+                let index = thread.index();
+                thread.run();
+                if index == 1 {
+                    panic!("clean-up of worker 1 failed");
+                }
+            },
+            |pool| pool.install(|| blitz_runtime::join(|| 1, || 2)),
+        )
+    }))
+    .unwrap_err();
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or(payload.downcast_ref::<String>().map(String::as_str));
+    assert_eq!(message, Some("clean-up of worker 1 failed"));
+}
+
 #[test]
 fn build_scoped_applies_thread_name() {
     let names = ThreadPoolBuilder::new()
