@@ -185,7 +185,14 @@ pub(crate) struct EscapeCheck<'a> {
     pub(crate) advice: &'a str,
     /// Extra advice for a `continue` that would leave.
     pub(crate) continue_advice: &'a str,
+    /// Extra advice for a `?`.
+    pub(crate) try_advice: &'a str,
 }
+
+/// The advice for a `?` where the code runs in a closure whose result is joined: move it
+/// after the join.
+pub(crate) const TRY_AFTER_JOIN: &str =
+    "; handle the error there, or put `?` at the very end where it is applied after the join";
 
 /// Finds the first `return`, `break`/`continue` leaving `expr`, `?` or `.await` in `expr`
 /// (looking through neither closures, async blocks nor nested items, where they are local).
@@ -208,6 +215,7 @@ pub(crate) fn outer_label_uses<'e>(exprs: impl IntoIterator<Item = &'e Expr>) ->
         allow_top_continue: true,
         advice: "",
         continue_advice: "",
+        try_advice: TRY_AFTER_JOIN,
     };
     let mut v = Escapes::new(&check);
     for expr in exprs {
@@ -332,9 +340,8 @@ impl<'ast> Visit<'ast> for Escapes<'_, '_> {
 
     fn visit_expr_try(&mut self, e: &'ast syn::ExprTry) {
         let msg = format!(
-            "`?` cannot be used inside {}: it runs in a closure on another thread; \
-             handle the error there, or put `?` at the very end where it is applied after the join",
-            self.check.place
+            "`?` cannot be used inside {}: it runs in a closure on another thread{}",
+            self.check.place, self.check.try_advice
         );
         self.fail(e.question_token, msg);
     }

@@ -307,6 +307,7 @@ pub(crate) fn analyse(fj: &ForkJoin) -> syn::Result<()> {
                 allow_top_continue: false,
                 advice: "; compute a value and act on it after `fork_join!`",
                 continue_advice: "; compute a value and act on it after `fork_join!`",
+                try_advice: common::TRY_AFTER_JOIN,
             },
         )?;
     }

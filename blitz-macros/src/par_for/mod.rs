@@ -89,6 +89,12 @@ impl Parse for ParFor {
         let mut reduces: Vec<Reduce> = Vec::new();
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
+            if input.peek(syn::token::Brace) {
+                // `par_for!(x in v, { .. })`: a closure's habit, the body after a comma.
+                return Err(input.error(format!(
+                    "expected `=>` before the loop's body, not `,`: {USAGE}"
+                )));
+            }
             let clause: Ident = input.parse().map_err(|e| {
                 syn::Error::new(
                     e.span(),
@@ -287,6 +293,9 @@ fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
                      stop early",
             continue_advice: "; a `continue` without a label skips an iteration of the \
                               `par_for!` loop",
+            try_advice: "; handle the error in the body, or run the loop as a parallel \
+                         iterator that stops at the first error (`try_for_each`, or `map` and \
+                         `collect::<Result<..>>()`) and apply `?` to its result",
         },
     )?;
     check_mutation(pf, &targets)?;

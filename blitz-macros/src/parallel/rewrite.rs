@@ -302,6 +302,7 @@ impl<'a> Rewriter<'a> {
                     allow_top_continue: false,
                     advice: "; compute the argument before the call",
                     continue_advice: "; compute the argument before the call",
+                    try_advice: common::TRY_AFTER_JOIN,
                 },
             ) {
                 self.fail(e);

@@ -221,6 +221,7 @@ pub(super) fn escapes(e: &Expr) -> bool {
         allow_top_continue: false,
         advice: "",
         continue_advice: "",
+        try_advice: common::TRY_AFTER_JOIN,
     };
     common::check_escapes(e, &check).is_err()
 }

@@ -211,6 +211,7 @@ impl Rewriter<'_> {
                 allow_top_continue: false,
                 advice: " when it forks; keep it out of the statement",
                 continue_advice: " when it forks; keep it out of the statement",
+                try_advice: common::TRY_AFTER_JOIN,
             },
         );
         match escape {
