@@ -27,6 +27,22 @@ fn build_statements(n: u64) -> Vec<u64> {
     v
 }
 
+#[blitz::parallel]
+fn build_after_a_statement(n: u64) -> Vec<u64> {
+    if n < 2 {
+        return vec![n];
+    }
+    // A statement that forks, then a tuple of references: the tuple's borrows keep the
+    // statement out of the run (in a closure they would outlive their temporaries), and it
+    // forks on its own.
+    let total = build_after_a_statement(n - 1).len() + build_after_a_statement(n - 2).len();
+    let refs = (&build_after_a_statement(n - 1), &build_after_a_statement(n - 2));
+    let mut v = refs.0.clone();
+    v.extend(refs.1.iter());
+    assert_eq!(v.len(), total);
+    v
+}
+
 fn build_seq(n: u64) -> Vec<u64> {
     if n < 2 {
         return vec![n];
@@ -201,6 +217,7 @@ fn main() {
     pool.install(|| {
         assert_eq!(build(14), build_seq(14));
         assert_eq!(build_statements(14), build_seq(14));
+        assert_eq!(build_after_a_statement(12), build_seq(12));
         assert_eq!(append_mut(14), build_seq(14));
         assert_eq!(tails(14).items, tails_seq(14).items);
         let v: Vec<u64> = (0..5000).collect();

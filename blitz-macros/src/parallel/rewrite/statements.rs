@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Pat, Stmt, Token};
 
@@ -17,6 +18,7 @@ use super::{
 };
 use crate::common::{self, Branch, EscapeCheck};
 use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment, changed_roots};
+use crate::parallel::recursion::Callee;
 
 /// Whether a statement can join a run of statements that fork together.
 enum Grouping {
@@ -189,6 +191,12 @@ impl Rewriter<'_> {
         if !self.callee.makes_call(inner) {
             return Grouping::Keep;
         }
+        if matches!(stmt, Stmt::Local(_)) && self.borrows_a_result_inside(inner) {
+            // `let refs = (&f(a), &f(b));`: in a run the value is made in a closure, and the
+            // borrows of its temporaries would be returned from it. As written, the
+            // statement's own operands fork, and the temporaries live as long as `refs`.
+            return Grouping::Keep;
+        }
         if has_attribute {
             let name = &self.callee.name;
             self.unforkable_statement.get_or_insert_with(|| {
@@ -218,6 +226,44 @@ impl Rewriter<'_> {
             Ok(()) => Grouping::Fork,
             Err(e) => Grouping::Escapes(e),
         }
+    }
+
+    /// Whether `e` borrows the result of a recursive call somewhere inside it (`(&f(a), 1)`,
+    /// `g(&f(a).x)`), not at its top (`&f(a)`, whose call is the branch and whose `&` applies
+    /// after the join).
+    fn borrows_a_result_inside(&self, e: &Expr) -> bool {
+        struct Finder<'a> {
+            callee: &'a Callee,
+            found: bool,
+        }
+        /// Whether `e` is built on a recursive call (`f(a)`, `f(a).x`, `f(a)[0]`, `(f(a))`).
+        fn built_on_call(e: &Expr, callee: &Callee) -> bool {
+            callee.is_call(e)
+                || match e {
+                    Expr::Paren(p) => built_on_call(&p.expr, callee),
+                    Expr::Field(f) => built_on_call(&f.base, callee),
+                    Expr::Index(i) => built_on_call(&i.expr, callee),
+                    _ => false,
+                }
+        }
+        impl<'ast> Visit<'ast> for Finder<'_> {
+            fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+                self.found |= built_on_call(&r.expr, self.callee);
+                syn::visit::visit_expr_reference(self, r);
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let top = match e {
+            Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        let mut finder = Finder {
+            callee: self.callee,
+            found: false,
+        };
+        finder.visit_expr(top);
+        finder.found && !built_on_call(top, self.callee)
     }
 
     /// The branch body of a statement whose value has no type to keep (an assignment's, a
