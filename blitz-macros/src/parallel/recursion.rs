@@ -41,7 +41,7 @@ pub(super) struct Callee {
     /// after the fn's own, so a turbofish on a redirected call gets a `_` for each.
     pub(super) impl_trait_args: usize,
     /// The parameters that are exclusive references (`&mut T`, `&mut self`), and the locals
-    /// that look like ones (see [`exclusive_locals`]): two branches that both use one would
+    /// that look like ones (see [`with_exclusive_locals`]): two branches that both use one would
     /// both hold it (see `dependencies::PlaceUses`).
     pub(super) exclusive_params: HashSet<String>,
     /// The parameters that are shared references (`&self`, `v: &[T]`): what is reached
@@ -167,9 +167,9 @@ fn reference_params(sig: &syn::Signature, exclusive: bool) -> HashSet<String> {
         .collect()
 }
 
-/// The locals that look like exclusive references, by name. Without types, a local passed to
-/// two calls may be a shared slice (which may fork) or a `&mut` one (which may not); a name
-/// bound like one of these is taken for the latter:
+/// The exclusive parameters `params` and the locals that look like exclusive references, by
+/// name. Without types, a local passed to two calls may be a shared slice (which may fork) or
+/// a `&mut` one (which may not); a name bound like one of these is taken for the latter:
 /// - bound from what looks like an exclusive borrow: `&mut x`, a call of a method or fn with
 ///   `mut` in its name (`v.split_at_mut(m)`, `self.left.as_mut()`, `v.iter_mut()`,
 ///   `kids.as_mut_slice()`), what `unwrap`, `expect`, `?` or `next` make of one
@@ -181,7 +181,7 @@ fn reference_params(sig: &syn::Signature, exclusive: bool) -> HashSet<String> {
 ///
 /// That covers `let` (and `let`-`else`), `match` arms and `if let`/`while let`; a name bound
 /// from one found this way counts in turn.
-fn exclusive_locals(block: &syn::Block, params: &HashSet<String>) -> HashSet<String> {
+fn with_exclusive_locals(block: &syn::Block, params: HashSet<String>) -> HashSet<String> {
     struct Finder {
         names: HashSet<String>,
         changed: bool,
@@ -243,7 +243,7 @@ fn exclusive_locals(block: &syn::Block, params: &HashSet<String>) -> HashSet<Str
         fn visit_item(&mut self, _: &'ast Item) {}
     }
     let mut finder = Finder {
-        names: params.clone(),
+        names: params,
         changed: true,
     };
     // Until nothing new is found: a binding may come from one found later in the walk.
@@ -251,7 +251,6 @@ fn exclusive_locals(block: &syn::Block, params: &HashSet<String>) -> HashSet<Str
         finder.changed = false;
         finder.visit_block(block);
     }
-    finder.names.retain(|name| !params.contains(name));
     finder.names
 }
 
@@ -312,11 +311,7 @@ impl Callee {
                     FnArg::Receiver(_) => 0,
                 })
                 .sum(),
-            exclusive_params: {
-                let params = reference_params(sig, true);
-                let locals = exclusive_locals(&func.block, &params);
-                params.into_iter().chain(locals).collect()
-            },
+            exclusive_params: with_exclusive_locals(&func.block, reference_params(sig, true)),
             shared_params: reference_params(sig, false),
         })
     }

@@ -8,8 +8,8 @@
 //!    from the front of the source itself, each up to 256 times as many items as everything
 //!    before it (4 times for the first few, see [`EARLY_SAMPLE`]), and reads the clock between
 //!    them. A loop that finishes within [`SHARE_AFTER`] is not shared: sharing it would cost
-//!    more (waking a peer) than it could save. When a peer is awake and idle, sharing costs only its steal, and the limit
-//!    is [`SHARE_WITH_HUNGRY_PEER`]. That is the
+//!    more (waking a peer) than it could save. When a peer is awake and idle, sharing costs
+//!    only its steal, and the limit is [`SHARE_WITH_HUNGRY_PEER`]. That is the
 //!    "sequential below a threshold" of the reference design, with the threshold measured in
 //!    time instead of items, so a loop over 64 expensive items is shared after the first one
 //!    while a loop over 4,000 additions is not shared at all. A loop whose first few items
@@ -195,9 +195,10 @@ where
     combine(done, rest)
 }
 
-/// Phase 2 of [`drive`] for what the probe left: split and fork it on `worker`. The loop is known to be worth sharing,
-/// so its first forks are published at once, one per idle peer, rather than one per request;
-/// so is every fork whose second half is estimated to run [`LONG_HALF`] or more.
+/// Phase 2 of [`drive`] for what the probe left: split and fork it on `worker`. The loop is
+/// known to be worth sharing, so its first forks are published at once, one per idle peer,
+/// rather than one per request; so is every fork whose second half is estimated to run
+/// [`LONG_HALF`] or more.
 fn share<P, T, L, C, S>(
     worker: &Worker,
     rest: Rest<P>,

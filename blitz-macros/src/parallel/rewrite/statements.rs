@@ -228,7 +228,7 @@ impl Rewriter<'_> {
         }
     }
 
-    /// Whether `e` borrows the result of a recursive call somewhere inside it (`(&f(a), 1)`,
+    /// Whether `e` borrows a value built on a recursive call somewhere inside it (`(&f(a), 1)`,
     /// `g(&f(a).x)`), not at its top (`&f(a)`, whose call is the branch and whose `&` applies
     /// after the join).
     fn borrows_a_result_inside(&self, e: &Expr) -> bool {
@@ -236,19 +236,10 @@ impl Rewriter<'_> {
             callee: &'a Callee,
             found: bool,
         }
-        /// Whether `e` is built on a recursive call (`f(a)`, `f(a).x`, `f(a)[0]`, `(f(a))`).
-        fn built_on_call(e: &Expr, callee: &Callee) -> bool {
-            callee.is_call(e)
-                || match e {
-                    Expr::Paren(p) => built_on_call(&p.expr, callee),
-                    Expr::Field(f) => built_on_call(&f.base, callee),
-                    Expr::Index(i) => built_on_call(&i.expr, callee),
-                    _ => false,
-                }
-        }
+        let built_on_call = |e: &Expr| call_slot(&mut e.clone(), self.callee).is_some();
         impl<'ast> Visit<'ast> for Finder<'_> {
             fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
-                self.found |= built_on_call(&r.expr, self.callee);
+                self.found |= call_slot(&mut (*r.expr).clone(), self.callee).is_some();
                 syn::visit::visit_expr_reference(self, r);
             }
             fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
@@ -263,7 +254,7 @@ impl Rewriter<'_> {
             found: false,
         };
         finder.visit_expr(top);
-        finder.found && !built_on_call(top, self.callee)
+        finder.found && !built_on_call(top)
     }
 
     /// The branch body of a statement whose value has no type to keep (an assignment's, a
