@@ -159,6 +159,14 @@ fn build_scoped_workers_borrow_the_callers_stack_and_are_joined() {
     assert_eq!(finished.load(Ordering::Relaxed), 2);
 }
 
+/// The text of a panic payload (`panic!` with a literal or with a format).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or(payload.downcast_ref::<String>().map(String::as_str))
+}
+
 #[test]
 fn build_scoped_propagates_a_panic_of_with_pool_after_joining_the_workers() {
     let finished = AtomicUsize::new(0);
@@ -172,10 +180,7 @@ fn build_scoped_propagates_a_panic_of_with_pool_after_joining_the_workers() {
         )
     }))
     .unwrap_err();
-    let message = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or(payload.downcast_ref::<String>().map(String::as_str));
+    let message = panic_text(&*payload);
     assert_eq!(message, Some("with_pool failed"));
     assert_eq!(finished.load(Ordering::Relaxed), 2);
 }
@@ -197,10 +202,7 @@ fn build_scoped_resumes_a_wrapper_panic_with_its_payload() {
         )
     }))
     .unwrap_err();
-    let message = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or(payload.downcast_ref::<String>().map(String::as_str));
+    let message = panic_text(&*payload);
     assert_eq!(message, Some("clean-up of worker 1 failed"));
 }
 
