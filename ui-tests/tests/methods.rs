@@ -630,3 +630,99 @@ fn a_receiver_that_computes_a_value_is_evaluated_before_the_fork() {
         leaves * 3 + (leaves - 1)
     );
 }
+
+// ---------------------------------------------------------------- same-named methods of other types
+
+/// A rope whose `len` is also the leaf `Vec`'s: `v.len()` is bound by the same `match` as the
+/// children, but is not forked with one, so it stays `Vec::len`.
+enum Rope {
+    Leaf(Vec<u8>, Arc<Rendezvous>),
+    Node(Box<Rope>, Box<Rope>),
+}
+
+impl Rope {
+    #[blitz::parallel]
+    fn len(&self) -> usize {
+        match self {
+            Rope::Leaf(v, rv) => {
+                rv.leaf();
+                v.len()
+            }
+            Rope::Node(l, r) => l.len() + r.len(),
+        }
+    }
+
+    fn build(depth: u32, rv: &Arc<Rendezvous>) -> Rope {
+        if depth == 0 {
+            return Rope::Leaf(vec![0; 3], rv.clone());
+        }
+        let sub = || Box::new(Rope::build(depth - 1, rv));
+        Rope::Node(sub(), sub())
+    }
+}
+
+/// A shelf whose `len` and `insert` are also its fields' (`Vec::len`, `HashSet::insert`),
+/// called on fields of `self` in statements beside the recursive calls.
+struct Shelf {
+    items: Vec<u32>,
+    seen: std::collections::HashSet<u32>,
+    kids: Vec<Shelf>,
+}
+
+impl Shelf {
+    #[blitz::parallel]
+    fn len(&self) -> usize {
+        let own = self.items.len();
+        match self.kids.as_slice() {
+            [a, b] => own + a.len() + b.len(),
+            _ => own,
+        }
+    }
+
+    #[blitz::parallel]
+    fn insert(&mut self, k: u32) -> bool {
+        let fresh = self.seen.insert(k);
+        if let [a, b] = self.kids.as_mut_slice() {
+            let x = a.insert(k);
+            let y = b.insert(k);
+            return fresh && x && y;
+        }
+        fresh
+    }
+
+    fn build(depth: u32) -> Shelf {
+        Shelf {
+            items: vec![1; depth as usize + 1],
+            seen: Default::default(),
+            kids: if depth == 0 {
+                Vec::new()
+            } else {
+                vec![Shelf::build(depth - 1), Shelf::build(depth - 1)]
+            },
+        }
+    }
+
+    fn sets(&self) -> usize {
+        self.seen.len() + self.kids.iter().map(Shelf::sets).sum::<usize>()
+    }
+}
+
+#[test]
+fn calls_of_another_types_same_named_method_stay_as_written() {
+    let pool = pool(2);
+    let rv = Arc::new(Rendezvous::new(2));
+    let rope = Rope::build(8, &rv);
+    assert_eq!(pool.install(|| rope.len()), 3 << 8);
+    assert!(rv.all_arrived(), "the rope's halves did not fork");
+
+    let mut shelf = Shelf::build(6);
+    // Node at depth d holds d + 1 items; 2^(6 - d) nodes at depth d.
+    let items: usize = (0..=6).map(|d| (d + 1) << (6 - d)).sum();
+    assert_eq!(pool.install(|| shelf.len()), items);
+    assert!(pool.install(|| shelf.insert(5)));
+    assert!(
+        !pool.install(|| shelf.insert(5)),
+        "every set already held 5"
+    );
+    assert_eq!(shelf.sets(), 127, "each of the 127 shelves holds one key");
+}

@@ -11,8 +11,9 @@
 //! A recognised call may be a same-named fn of another type; forking it is still correct (a
 //! fork runs the call as written). Redirecting it to the fast copy is not, so a call is
 //! redirected only where its receiver is very likely the impl's own type: `self`, `Self::`, or
-//! a *place* (a binding, a field, an index, `*`/`&` of one, `as_ref()`/`unwrap()`/.. of one).
-//! A call whose receiver is another type with a same-named method of the same arity fails to
+//! a *place* (a binding, a field, an index, `*`/`&` of one, `as_ref()`/`unwrap()`/.. of one)
+//! in the branch of a fork, other than a field of `self` (see `Rewriter::redirect`). A call
+//! forked on a place of another type with a same-named method of the same arity fails to
 //! compile (the copy does not exist there); `blitz::no_fork!(call)` opts such a call out.
 
 use quote::ToTokens;

@@ -69,6 +69,9 @@ pub(super) struct Rewriter<'a> {
     pub(super) unforkable_statement: Option<syn::Error>,
     /// Inside a loop: no fork points, but calls are still redirected.
     in_loop: usize,
+    /// Inside a branch of a fork point (an operand, a statement or a `fork_join!` arm that
+    /// forks): method calls on places are redirected there (see [`Rewriter::redirect`]).
+    in_branch: usize,
     /// Some statements that recurse were kept in order because they change a binding that
     /// another one uses (`total += l.sum();` twice).
     pub(super) kept_in_order: bool,
@@ -96,6 +99,7 @@ impl<'a> Rewriter<'a> {
             error: None,
             unforkable_statement: None,
             in_loop: 0,
+            in_branch: 0,
             kept_in_order: false,
             unparsed_fork_join: false,
             dependent_results: 0,
@@ -156,9 +160,24 @@ impl<'a> Rewriter<'a> {
         }
     }
 
+    /// Visits the branch of a fork point (see `in_branch`).
+    fn visit_branch(&mut self, e: &mut Expr) {
+        self.in_branch += 1;
+        self.visit_expr_mut(e);
+        self.in_branch -= 1;
+    }
+
     /// Points a recursive call at the copy, passing the context: `f(args)` becomes
     /// `copy(cx, args)`, `x.f(args)` becomes `x.copy(cx, args)`, `Self::f(s, args)` becomes
     /// `Self::copy(s, cx, args)`. Calls that may belong to another type stay as written.
+    ///
+    /// A method call on a place other than `self` may be another type's same-named method
+    /// (`v.len()` on the `Vec` of a leaf, in a `fn len`), where the copy does not exist. It is
+    /// redirected only inside a fork's branch, where it is a sibling of another recursive
+    /// call, and never on a field of `self` (`self.items.len()`): a struct cannot hold itself
+    /// but through an `Option`, a collection or another type, which the receiver would then
+    /// name (`self.left.as_ref().unwrap()`, `self.kids[0]`). Elsewhere it calls the fn as
+    /// written, which works whatever the receiver's type and looks the worker up again.
     fn redirect(&self, e: &mut Expr) {
         if self.placement == Placement::Detached {
             return;
@@ -184,7 +203,10 @@ impl<'a> Rewriter<'a> {
                 let at = usize::from(form == CallForm::SelfPath && self.callee.has_receiver);
                 c.args.insert(at, syn::parse_quote!(#cx));
             }
-            (CallForm::PlaceMethod, Expr::MethodCall(m)) => {
+            (CallForm::PlaceMethod, Expr::MethodCall(m))
+                if is_self(&m.receiver)
+                    || (self.in_branch > 0 && !is_field_of_self(&m.receiver)) =>
+            {
                 m.method = Ident::new(&copy.to_string(), m.method.span());
                 if let Some(t) = &mut m.turbofish {
                     for _ in 0..=self.callee.impl_trait_args {
@@ -318,7 +340,7 @@ impl<'a> Rewriter<'a> {
             if callee.is_call(&call) {
                 self.hoist_arguments(&mut call, &changed_later[index], &mut hoisted);
             }
-            self.visit_expr_mut(&mut call);
+            self.visit_branch(&mut call);
             branches.push(Branch {
                 span,
                 body: call.to_token_stream(),
@@ -497,6 +519,28 @@ fn is_fork_binop(op: &BinOp) -> bool {
     )
 }
 
+/// `self`, behind parentheses, `&` or `*`.
+fn is_self(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && p.path.is_ident("self"),
+        Expr::Paren(p) => is_self(&p.expr),
+        Expr::Reference(r) => is_self(&r.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && is_self(&u.expr),
+        _ => false,
+    }
+}
+
+/// A field of `self` or of one of its fields (`self.items`, `&mut self.a.b`, `*self.next`).
+fn is_field_of_self(e: &Expr) -> bool {
+    match e {
+        Expr::Field(f) => is_self(&f.base) || is_field_of_self(&f.base),
+        Expr::Paren(p) => is_field_of_self(&p.expr),
+        Expr::Reference(r) => is_field_of_self(&r.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && is_field_of_self(&u.expr),
+        _ => false,
+    }
+}
+
 /// The operands of a chain of (non-short-circuiting, non-assigning) binary operators.
 fn binary_leaves<'a>(e: &'a mut Expr, out: &mut Vec<&'a mut Expr>) {
     if !matches!(e, Expr::Binary(b) if is_fork_binop(&b.op)) {
@@ -608,7 +652,7 @@ impl VisitMut for Rewriter<'_> {
             fj.krate = self.forward_crate.clone();
         }
         for arm in &mut fj.arms {
-            self.visit_expr_mut(&mut arm.expr);
+            self.visit_branch(&mut arm.expr);
         }
         self.forks += 1;
         mac.tokens = fj.to_token_stream();

@@ -232,6 +232,8 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
                     Expr::Sum(v) => v.iter().eval(k) + v.first().eval(k),
                     Expr::Neg(e) => -e.eval(k),
                     Expr::Num(n) => n.eval(k, 1) + n.eval::<u8>(k) + n.eval(),
+                    Expr::Own(o) => self.own.eval(k) * self.own.eval(k + 1) + o.eval(k),
+                    Expr::Me => (*self).eval(k - 1),
                 }
             }
         },
@@ -244,7 +246,14 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
         quote!(|__blitz_w| Self::__blitz_eval(l, __blitz_w, k)),
         quote!(a.as_ref().unwrap().__blitz_eval(__blitz_w, k)),
         quote!((*b).__blitz_eval(__blitz_w, k)),
-        quote!(-e.__blitz_eval(__blitz_w, k)),
+        quote!(|__blitz_w| o.__blitz_eval(__blitz_w, k)),
+        // `self` itself: redirected outside a fork too.
+        quote!((*self).__blitz_eval(__blitz_w, k - 1)),
+        // A place outside a fork's branch, or a field of `self`, may be another type's
+        // (a leaf's `Vec`): the call stays as written.
+        quote!(-e.eval(k)),
+        quote!(|__blitz_w| self.own.eval(k)),
+        quote!(|__blitz_w| self.own.eval(k + 1)),
         // Another type's fn, or another receiver: forked as written (a receiver that
         // computes something is computed before the fork and stays a value, `{ v }`).
         quote!(|__blitz_w| Expr::eval(r, k)),

@@ -270,7 +270,7 @@ impl Rewriter<'_> {
         if self.callee.is_call(&inner) {
             self.hoist_arguments(&mut inner, changed_later, hoisted);
         }
-        self.visit_expr_mut(&mut inner);
+        self.visit_branch(&mut inner);
         (inner.to_token_stream(), tries)
     }
 
@@ -393,7 +393,7 @@ impl Rewriter<'_> {
             if self.callee.is_call(&inner) {
                 self.hoist_arguments(&mut inner, &changed_later[i], &mut hoisted);
             }
-            self.visit_expr_mut(&mut inner);
+            self.visit_branch(&mut inner);
             // The join's closure and the sequential arms annotate the value the same way, so
             // that a value of the wrong type gets one error, not one per arm.
             let body = common::typed_value(&inner, typed);
