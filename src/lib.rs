@@ -74,7 +74,9 @@
 //! points, and [`no_fork!`] keeps an expression out of the rewriting. The fn looks the worker
 //! up once and passes it down the recursion in a hidden parameter of a generated copy (for a
 //! method, a hidden associated fn beside it; a trait impl's method, which cannot have one,
-//! looks the worker up once per call instead).
+//! looks the worker up once per call instead). A method call that may be another type's
+//! same-named method (on a binding outside a fork, or on a field of `self`) is left as
+//! written: if it is the fn's own, it looks the worker up again.
 //!
 //! `#[parallel(cutoff = <bool expr over the parameters>)]` runs a fork-free clone of the body
 //! when the expression is true, so leaves pay nothing.
@@ -314,35 +316,30 @@ pub mod __private {
 /// point nor redirected to the fast copy, and runs as written.
 ///
 /// `#[parallel]` recognises recursive calls by name (a macro cannot see types), so a call of
-/// a same-named method on another type through a place, such as `self.items.len()` inside a
-/// `#[parallel] fn len(&self)`, would be taken for recursion; write it
-/// `blitz::no_fork!(self.items.len())`.
+/// a same-named method on another type, on a binding beside recursive calls, such as
+/// `items.len()` in `items.len() + a.len() + b.len()` inside a `#[parallel] fn len(&self)`,
+/// would be forked and redirected as one; write it `blitz::no_fork!(items.len())`. (Such a
+/// call outside a fork, or on a field of `self`, runs as written without it.)
 ///
 /// ```
-/// struct Dir {
-///     files: Vec<u64>,
-///     subdirs: Vec<Dir>,
+/// enum Bag {
+///     Empty,
+///     Node(Vec<u64>, Box<Bag>, Box<Bag>),
 /// }
 ///
-/// impl Dir {
+/// impl Bag {
 ///     #[blitz::parallel]
 ///     fn len(&self) -> usize {
-///         let here = blitz::no_fork!(self.files.len());
-///         match self.subdirs.as_slice() {
-///             [] => here,
-///             [a] => here + a.len(),
-///             [a, b, rest @ ..] => here + a.len() + b.len() + Dir::total(rest),
+///         match self {
+///             Bag::Empty => 0,
+///             Bag::Node(items, a, b) => blitz::no_fork!(items.len()) + a.len() + b.len(),
 ///         }
-///     }
-///
-///     fn total(dirs: &[Dir]) -> usize {
-///         dirs.iter().map(|d| d.len()).sum()
 ///     }
 /// }
 ///
-/// let leaf = || Dir { files: vec![1, 2, 3], subdirs: vec![] };
-/// let root = Dir { files: vec![0], subdirs: vec![leaf(), leaf(), leaf()] };
-/// assert_eq!(root.len(), 10);
+/// let leaf = || Box::new(Bag::Node(vec![1, 2, 3], Box::new(Bag::Empty), Box::new(Bag::Empty)));
+/// let root = Bag::Node(vec![0], leaf(), leaf());
+/// assert_eq!(root.len(), 7);
 /// ```
 #[macro_export]
 macro_rules! no_fork {
