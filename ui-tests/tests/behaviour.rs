@@ -307,6 +307,74 @@ fn result_and_question_mark() {
     assert_eq!(pool.install(|| checked_sum(&w)), Err(Negative(-3)));
 }
 
+#[derive(Debug, PartialEq)]
+enum Built {
+    Leaf(i64),
+    Node(Box<Built>, Box<Built>),
+}
+
+fn checked(x: i64) -> Result<Built, Negative> {
+    if x < 0 {
+        Err(Negative(x))
+    } else {
+        Ok(Built::Leaf(x))
+    }
+}
+
+/// A fallible build whose recursive calls sit inside `Box::new(..?)`: the calls fork, and the
+/// `?` and the `Box::new` run after the join, in source order.
+#[blitz::parallel]
+fn boxed_tree(v: &[i64]) -> Result<Built, Negative> {
+    if v.len() == 1 {
+        return checked(v[0]);
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    Ok(Built::Node(
+        Box::new(boxed_tree(l)?),
+        Box::new(boxed_tree(r)?),
+    ))
+}
+
+/// The same in statements.
+#[blitz::parallel]
+fn boxed_tree_statements(v: &[i64]) -> Result<Built, Negative> {
+    if v.len() == 1 {
+        return checked(v[0]);
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    let left: Box<Built> = Box::new(boxed_tree_statements(l)?);
+    let right = Box::new(boxed_tree_statements(r)?);
+    Ok(Built::Node(left, right))
+}
+
+fn boxed_tree_serial(v: &[i64]) -> Result<Built, Negative> {
+    if v.len() == 1 {
+        return checked(v[0]);
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    let left = Box::new(boxed_tree_serial(l)?);
+    Ok(Built::Node(left, Box::new(boxed_tree_serial(r)?)))
+}
+
+#[test]
+fn question_mark_inside_a_wrapping_call() {
+    let pool = pool();
+    let mut v: Vec<i64> = (0..200).collect();
+    let want = boxed_tree_serial(&v);
+    assert!(want.is_ok());
+    assert_eq!(pool.install(|| boxed_tree(&v)), want);
+    assert_eq!(pool.install(|| boxed_tree_statements(&v)), want);
+    // The first error in source order wins, as in the serial fn.
+    v[130] = -7;
+    v[40] = -3;
+    assert_eq!(pool.install(|| boxed_tree(&v)), Err(Negative(-3)));
+    assert_eq!(
+        pool.install(|| boxed_tree_statements(&v)),
+        Err(Negative(-3))
+    );
+    assert_eq!(boxed_tree_serial(&v), Err(Negative(-3)));
+}
+
 #[blitz::parallel]
 fn fib_fj(n: u64) -> u64 {
     if n < 2 {

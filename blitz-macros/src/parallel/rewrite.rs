@@ -477,13 +477,34 @@ fn peel_try_owned(expr: &mut Expr) -> (Expr, Vec<Token![?]>) {
 }
 
 /// The recursive call an operand is built on, looking through what is applied to its result
-/// (parens, `?`, `.field`, `.method(..)`, `[i]`, `as T`, unary operators, `&`): those are
-/// applied after the join. `None` if the operand is not built on a recursive call.
+/// (parens, `?`, `.field`, `.method(..)`, `[i]`, `as T`, unary operators, `&`, and a call of a
+/// path that wraps it with a `?`, `Box::new(f(x)?)`): those are applied after the join. `None`
+/// if the operand is not built on a recursive call.
 fn call_slot<'e>(e: &'e mut Expr, callee: &Callee) -> Option<&'e mut Expr> {
     if callee.is_call(e) {
         return Some(e);
     }
     match e {
+        // `Box::new(f(x)?)`, `Node::new(f(x)?, depth)`: one argument built on the call, with a
+        // `?` that cannot run in a branch, and others that compute nothing, which then run
+        // after the call instead of around it. Without a `?` the wrapper forks with the call
+        // (`expensive(f(x))` stays parallel).
+        Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
+            let built: Vec<bool> = c
+                .args
+                .iter()
+                .map(|a| call_slot(&mut a.clone(), callee).is_some())
+                .collect();
+            let quiet = |a: &Expr| !has_effects(a) && !callee.makes_call(a);
+            let wraps_one = built.iter().filter(|b| **b).count() == 1
+                && c.args.iter().zip(&built).all(|(a, b)| *b || quiet(a));
+            let at = built.iter().position(|b| *b)?;
+            if wraps_one && escapes(&c.args[at]) {
+                call_slot(&mut c.args[at], callee)
+            } else {
+                None
+            }
+        }
         Expr::Paren(p) => call_slot(&mut p.expr, callee),
         Expr::Try(t) => call_slot(&mut t.expr, callee),
         Expr::Field(f) => call_slot(&mut f.base, callee),

@@ -875,3 +875,76 @@ fn effects_through_fn_calls_and_macros_keep_statements_in_order() {
         let a = f(n - 1, c); let b = { assert!(check(c), "{c:?}"); f(n - 2, c) }; a + b
     )));
 }
+
+#[test]
+fn a_call_wrapped_in_a_path_call_forks_and_the_wrapper_runs_after_the_join() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote! {
+            fn build(d: u32) -> Result<Tree, E> {
+                if d == 0 {
+                    return Ok(Tree::Leaf);
+                }
+                let l = Box::new(build(d - 1)?);
+                let r: Box<Tree> = Box::new(build(d - 1)?);
+                Ok(Tree::Node(l, r, Some(Arc::new(build(d - 1)?)), Box::new(build(d - 1)?)))
+            }
+        },
+    ));
+    // The calls fork (the tail's join the statements' run), and the wrappers and `?` follow
+    // in source order.
+    let want = quote! {
+        let (l, r, __blitz_d0, __blitz_d1): (_, Box<Tree>, _, _) =
+            (Box::new(__blitz_r0?), Box::new(__blitz_r1?), __blitz_r2, __blitz_r3);
+        Ok(Tree::Node(l, r, Some(Arc::new(__blitz_d0?)), Box::new(__blitz_d1?)))
+    };
+    assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    // Operands alone, through nested wrappers.
+    let got = normalize(expand_str(
+        quote!(),
+        quote! {
+            fn build(d: u32) -> Option<Tree> {
+                if d == 0 {
+                    return None;
+                }
+                Some(Tree::Node(Some(Arc::new(build(d - 1)?)), Box::new(build(d - 1)?)))
+            }
+        },
+    ));
+    let want = quote!(Tree::Node(
+        Some(Arc::new(__blitz_r0?)),
+        Box::new(__blitz_r1?)
+    ));
+    assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    // Without a `?`, a wrapper forks with its call: `expensive(f(x))` stays parallel.
+    let got = normalize(expand_str(
+        quote!(),
+        quote! {
+            fn f(d: u32) -> u64 {
+                if d == 0 {
+                    return 1;
+                }
+                digest(f(d - 1)) ^ digest(f(d - 2))
+            }
+        },
+    ));
+    let want = quote!(|__blitz_w| digest(__blitz_f(__blitz_w, d - 1)));
+    assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    // A wrapper whose other arguments compute something is not looked through: those would
+    // run after the call instead of before it.
+    let err = error(
+        quote!(),
+        quote! {
+            fn build(d: u32) -> Result<Tree, E> {
+                if d == 0 {
+                    return Ok(Tree::Leaf);
+                }
+                Ok(Tree::Node(Node::new(next_id(), build(d - 1)?), Box::new(build(d - 1)?)))
+            }
+        },
+    );
+    assert!(
+        err.contains("`?` cannot be used inside a forked call"),
+        "{err}"
+    );
+}

@@ -13,7 +13,7 @@ use syn::{Block, Expr, Pat, Stmt, Token};
 
 use super::dependent::Unsplit;
 use super::{
-    Hoisted, Rewriter, bind_hoisted, call_slot, is_fork_block, peel_try_owned,
+    Hoisted, Rewriter, bind_hoisted, call_slot, escapes, is_fork_block, peel_try_owned,
     statement_hoisted_arguments,
 };
 use crate::common::{self, Branch, EscapeCheck};
@@ -212,8 +212,10 @@ impl Rewriter<'_> {
             });
             return Grouping::Keep;
         }
+        // `let l = Box::new(f(x)?);`: only the call runs in the closure.
+        let split = applied_after_join(inner, self.callee, &common::result_ident(0));
         let escape = common::check_escapes(
-            inner,
+            split.as_ref().map_or(inner, |(call, _)| call),
             &EscapeCheck {
                 place: "a statement that recurses",
                 allow_top_continue: false,
@@ -386,7 +388,22 @@ impl Rewriter<'_> {
                     borrow_after_join = Some(borrow.to_token_stream());
                 }
             }
-            let typed = match (&ty, tries.is_empty()) {
+            // `let l = Box::new(f(x)?);`: the branch runs `f(x)`, and what is applied to its
+            // result, `?` included, runs after the join, in statement order.
+            let mut applied_later = None;
+            if borrow_after_join.is_none()
+                && let Some((call, mut applied)) =
+                    applied_after_join(&inner, self.callee, &common::result_ident(i))
+            {
+                inner = call;
+                self.visit_expr_mut(&mut applied);
+                applied_later = Some(if tries.is_empty() {
+                    applied.to_token_stream()
+                } else {
+                    quote!((#applied) #(#tries)*)
+                });
+            }
+            let typed = match (&ty, tries.is_empty() && applied_later.is_none()) {
                 (Some(ty), true) => Some(ty),
                 _ => None,
             };
@@ -404,6 +421,7 @@ impl Rewriter<'_> {
             values.push(Branch { span, body });
             results.push(
                 borrow_after_join
+                    .or(applied_later)
                     .unwrap_or_else(|| common::apply_tries(&common::result_ident(i), &tries)),
             );
             pats.push(pat);
@@ -443,6 +461,35 @@ impl Rewriter<'_> {
             out.push((Stmt::Expr(syn::parse_quote!(#value), None), true));
         }
     }
+}
+
+/// A statement's value built on a recursive call whose applied part holds a `?` that would
+/// leave a closure (`Box::new(f(x)?)`, `Some(f(x)?.len())`): the call, and the value with
+/// `result` in the call's place, to apply after the join. `None` for a value that is the call
+/// itself, one that borrows it (see `borrow_after_join`), one not built on a call, or one whose
+/// applied part escapes otherwise (a `return` or `break` there stays an error).
+fn applied_after_join(value: &Expr, callee: &Callee, result: &syn::Ident) -> Option<(Expr, Expr)> {
+    struct StripTries;
+    impl VisitMut for StripTries {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            if let Expr::Try(t) = e {
+                *e = (*t.expr).clone();
+            }
+        }
+    }
+    if callee.is_call(value) || matches!(value, Expr::Reference(_)) {
+        return None;
+    }
+    let mut applied = value.clone();
+    let slot = call_slot(&mut applied, callee)?;
+    let call = std::mem::replace(slot, syn::parse_quote!(#result));
+    if !escapes(&applied) {
+        return None;
+    }
+    let mut without_tries = applied.clone();
+    StripTries.visit_expr_mut(&mut without_tries);
+    (!escapes(&without_tries)).then_some((call, applied))
 }
 
 /// `let PAT = { let (r0, ..) = fork; tail };` becomes `let (r0, ..) = fork; let PAT = tail;`:
