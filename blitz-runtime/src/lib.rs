@@ -35,9 +35,10 @@ pub mod iter;
 /// code naming them moves over with its `use`.
 pub mod slice {
     pub use crate::iter::{
-        ChunkByCut, Iter, IterMut, ParChunks, ParChunksExact, ParChunksExactMut, ParChunksMut,
-        ParRChunks, ParRChunksExact, ParRChunksExactMut, ParRChunksMut, ParWindows, ParallelSlice,
-        ParallelSliceMut, SliceCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut,
+        ChunkByCut, Iter, IterMut, ParArrayWindows, ParChunks, ParChunksExact, ParChunksExactMut,
+        ParChunksMut, ParRChunks, ParRChunksExact, ParRChunksExactMut, ParRChunksMut, ParWindows,
+        ParallelSlice, ParallelSliceMut, SliceCut, SliceParts, SlicePartsMut, SplitCut,
+        SplitInclusiveCut,
     };
 
     /// rayon's name for [`ParChunks`].
@@ -58,6 +59,8 @@ pub mod slice {
     pub type RChunksExactMut<'data, T> = ParRChunksExactMut<'data, T>;
     /// rayon's name for [`ParWindows`].
     pub type Windows<'data, T> = ParWindows<'data, T>;
+    /// rayon's name for [`ParArrayWindows`].
+    pub type ArrayWindows<'data, T, const N: usize> = ParArrayWindows<'data, T, N>;
 }
 /// The parallel iterator of a `Vec` by value under rayon's module path (`rayon::vec`).
 pub mod vec {

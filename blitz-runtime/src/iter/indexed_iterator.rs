@@ -441,6 +441,21 @@ pub trait IndexedParallelIterator: ParallelIterator {
         consumers::position_any(self, predicate)
     }
 
+    /// rayon's deprecated `position`, kept so that ported code compiles: [`position_any`].
+    ///
+    /// [`position_any`]: IndexedParallelIterator::position_any
+    #[doc(hidden)]
+    #[deprecated(
+        note = "parallel `position` does not search in order: use `position_any`, \
+                         `position_first` or `position_last`"
+    )]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
+    }
+
     /// The index of the first item for which `predicate` holds; pieces after a hit are
     /// skipped, so a hit near the front costs little more than a sequential search.
     ///

@@ -82,8 +82,8 @@ pub use multizip::MultiZip;
 pub use parallel_iterator::ParallelIterator;
 pub use slice::{ParChunks, ParChunksMut, ParallelSlice, ParallelSliceMut};
 pub use slice_pieces::{
-    ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksExact, ParRChunksExactMut,
-    ParRChunksMut, ParWindows,
+    ParArrayWindows, ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksExact,
+    ParRChunksExactMut, ParRChunksMut, ParWindows,
 };
 pub use slice_split::{
     ChunkByCut, SliceCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut,

@@ -589,6 +589,19 @@ pub trait ParallelIterator: Sized + Send {
         consumers::find_any(self, predicate)
     }
 
+    /// rayon's deprecated `find`, kept so that ported code compiles: [`find_any`].
+    ///
+    /// [`find_any`]: ParallelIterator::find_any
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `find` does not search in order: use `find_any`, \
+                         `find_first` or `find_last`")]
+    fn find<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.find_any(predicate)
+    }
+
     /// The first item for which `predicate` holds; pieces after a hit are skipped.
     ///
     /// ```

@@ -4,8 +4,8 @@
 use std::cmp::Ordering;
 
 use super::slice_pieces::{
-    ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksExact, ParRChunksExactMut,
-    ParRChunksMut, ParWindows,
+    ParArrayWindows, ParChunksExact, ParChunksExactMut, ParRChunks, ParRChunksExact,
+    ParRChunksExactMut, ParRChunksMut, ParWindows,
 };
 use super::slice_split::{ChunkByCut, SliceParts, SlicePartsMut, SplitCut, SplitInclusiveCut};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
@@ -64,6 +64,23 @@ pub trait ParallelSlice<T: Sync> {
     /// If `size` is 0.
     fn par_windows(&self, size: usize) -> ParWindows<'_, T> {
         ParWindows::new(self.as_parallel_slice(), size)
+    }
+
+    /// A parallel iterator over every window of `N` consecutive items, as arrays (the
+    /// windows of [`par_windows`](ParallelSlice::par_windows)).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 4, 9, 16];
+    /// let steps: Vec<i32> = v.par_array_windows().map(|[a, b]| b - a).collect();
+    /// assert_eq!(steps, [3, 5, 7]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `N` is 0.
+    fn par_array_windows<const N: usize>(&self) -> ParArrayWindows<'_, T, N> {
+        ParArrayWindows::new(self.as_parallel_slice())
     }
 
     /// A parallel iterator over chunks of exactly `chunk_size` items; the items left over at

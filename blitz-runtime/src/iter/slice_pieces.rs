@@ -82,6 +82,70 @@ impl<'data, T> IntoIterator for ParWindows<'data, T> {
 
 own_producer!(ParWindows<T: Sync> => &'data [T]);
 
+/// The iterator of
+/// [`ParallelSlice::par_array_windows`](super::ParallelSlice::par_array_windows): the windows
+/// of [`ParWindows`], as arrays.
+#[derive(Debug, Clone)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct ParArrayWindows<'data, T, const N: usize> {
+    windows: ParWindows<'data, T>,
+}
+
+impl<'data, T, const N: usize> ParArrayWindows<'data, T, N> {
+    pub(super) fn new(slice: &'data [T]) -> Self {
+        assert!(N != 0, "par_array_windows: the window size must not be 0");
+        ParArrayWindows {
+            windows: ParWindows { slice, size: N },
+        }
+    }
+}
+
+impl<T: Sync, const N: usize> ParallelSource for ParArrayWindows<'_, T, N> {
+    fn par_len(&self) -> usize {
+        self.windows.par_len()
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.windows.par_split_at(index);
+        (
+            ParArrayWindows { windows: left },
+            ParArrayWindows { windows: right },
+        )
+    }
+}
+
+/// A window of `N` items as an array.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window of N items")
+}
+
+impl<'data, T, const N: usize> IntoIterator for ParArrayWindows<'data, T, N> {
+    type Item = &'data [T; N];
+    type IntoIter = std::iter::Map<slice::Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.windows.into_iter().map(as_array::<T, N>)
+    }
+}
+
+impl<'data, T: Sync, const N: usize> ParallelIterator for ParArrayWindows<'data, T, N> {
+    type Item = &'data [T; N];
+
+    fn with_producer<CB: ProducerCallback<&'data [T; N]>>(self, callback: CB) -> CB::Output {
+        callback.call(self)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.par_len())
+    }
+}
+
+impl<T: Sync, const N: usize> IndexedParallelIterator for ParArrayWindows<'_, T, N> {
+    fn len(&self) -> usize {
+        self.par_len()
+    }
+}
+
 /// The iterator of [`ParallelSlice::par_chunks_exact`](super::ParallelSlice::par_chunks_exact).
 #[derive(Debug, Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]

@@ -202,6 +202,13 @@ fn searches_match_std() {
                     Some(x) => assert!(near(&x)),
                     None => assert!(!s.clone().any(|x| near(&x))),
                 }
+                // rayon's deprecated names, for ported code: the `_any` searches.
+                #[allow(deprecated)]
+                let (found, at) = (v.par_iter().find(near), v.par_iter().position(hit));
+                assert_eq!(found.is_some(), s.clone().any(|x| near(&x)));
+                assert!(found.is_none_or(|x| near(&x)));
+                assert_eq!(at.is_some(), s.clone().any(hit));
+                assert!(at.is_none_or(|i| hit(&v[i])));
             }
         }
     });

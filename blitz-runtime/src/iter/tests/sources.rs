@@ -210,6 +210,12 @@ fn collections_slices_and_searches_match_std() {
                     })
                     .collect::<String>()
             );
+            // Array windows, split anywhere (`rev` pieces meet at every split point).
+            let a: Vec<[u64; 3]> = v.par_array_windows::<3>().copied().rev().collect();
+            let mut b: Vec<[u64; 3]> = v.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+            b.reverse();
+            assert_eq!(a, b);
+            assert_eq!(v.par_array_windows::<1>().len(), v.len());
             // Slices cut other ways.
             for size in [1, 2, 5, 64] {
                 let w: Vec<u64> = v.par_windows(size).map(|w| w.iter().sum()).collect();
