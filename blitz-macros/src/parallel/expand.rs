@@ -112,7 +112,8 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
     let call = if !callee.is_method {
         format!("`{name}(a) + {name}(b)`")
     } else if callee.has_receiver {
-        format!("`left.{name}() + right.{name}()`")
+        let args = if callee.arity == 0 { "" } else { ".." };
+        format!("`left.{name}({args}) + right.{name}({args})`")
     } else {
         format!("`Self::{name}(a) + Self::{name}(b)`")
     };

@@ -112,6 +112,31 @@ fn errors() {
     );
     let on = |item: TokenStream| error(quote!(), item);
     assert!(error(quote!(cutoff = ), fib.clone()).contains("`cutoff =` needs a value"));
+    // The suggested fork point takes the method's arguments.
+    let single = on(quote!(
+        fn get(&self, i: usize) -> u64 {
+            match self.kids.first() {
+                Some(k) => k.get(i),
+                None => 0,
+            }
+        }
+    ));
+    assert!(
+        single.contains("`left.get(..) + right.get(..)`"),
+        "{single}"
+    );
+    // A `return` inside a statement that recurses points at `let .. else`.
+    let early = on(quote!(
+        fn f(v: &[u64], budget: u64) -> u64 {
+            let a = match budget.checked_sub(1) {
+                Some(b) => f(v, b),
+                None => return 0,
+            };
+            let b = f(v, budget);
+            a + b
+        }
+    ));
+    assert!(early.contains("else { return .. }"), "{early}");
     assert!(
         on(quote!(
             struct S;

@@ -323,9 +323,9 @@ collect_via_pieces! {
     impl<'a,> for OsString where [] item Cow<'a, OsStr>;
 }
 
-/// Strings: each piece extends a `String` of its own in parallel (for `char`s, that is where
-/// they are encoded), then the pieces are concatenated into one allocation of the total
-/// length. A piece takes its items through `String::extend`, whose loop `std` compiles with
+/// Strings (and boxed ones, as a `String` boxed): each piece extends a `String` of its own in
+/// parallel (for `char`s, that is where they are encoded), then the pieces are concatenated
+/// into one allocation of the total length. A piece takes its items through `String::extend`, whose loop `std` compiles with
 /// the push inlined; a `fold` whose closure pushes got the `String` passed through memory at
 /// every item, at several times the cost per `char`.
 macro_rules! collect_string {
@@ -349,6 +349,19 @@ macro_rules! collect_string {
 
             fn from_gathered_vec(items: Vec<$item>) -> Self {
                 items.into_iter().collect()
+            }
+        }
+
+        impl<$($lt)?> FromParallelIterator<$item> for Box<str> {
+            fn from_par_iter<I>(iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                String::from_par_iter(iter).into_boxed_str()
+            }
+
+            fn from_gathered_vec(items: Vec<$item>) -> Self {
+                String::from_gathered_vec(items).into_boxed_str()
             }
         }
     )*};

@@ -92,8 +92,9 @@ pub use sources::{
     label = "not a range, a slice or a parallel source",
     note = "`par_for!` loops over an integer range (`0..n`), `&v` or `&mut v` of a slice, `Vec` \
             or array, or a chain of iterator methods that parallel iterators have too, \
-            starting at a collection or a range (`v.iter()`, `m.values()`, `s.split(',')`, \
-            `(0..n).rev()`); for another iterator, collect it into a `Vec` first"
+            starting at a collection or a range (`v.iter()`, `v.into_iter()` for a `Vec`'s \
+            items by value, `m.values()`, `s.split(',')`, `(0..n).rev()`); for another \
+            iterator, collect it into a `Vec` first"
 )]
 pub trait ParallelSource: Sized + Send + IntoIterator {
     /// The number of items.
@@ -146,8 +147,9 @@ pub trait ParallelSource: Sized + Send + IntoIterator {
     label = "not a range, a slice or a parallel source",
     note = "`par_for!` loops over an integer range (`0..n`), `&v` or `&mut v` of a slice, `Vec` \
             or array, or a chain of iterator methods that parallel iterators have too, \
-            starting at a collection or a range (`v.iter()`, `m.values()`, `s.split(',')`, \
-            `(0..n).rev()`); for another iterator, collect it into a `Vec` first"
+            starting at a collection or a range (`v.iter()`, `v.into_iter()` for a `Vec`'s \
+            items by value, `m.values()`, `s.split(',')`, `(0..n).rev()`); for another \
+            iterator, collect it into a `Vec` first"
 )]
 pub trait IntoParallelSource {
     /// The source this converts into.

@@ -219,7 +219,8 @@ impl Rewriter<'_> {
             &EscapeCheck {
                 place: "a statement that recurses",
                 allow_top_continue: false,
-                advice: " when it forks; keep it out of the statement",
+                advice: " when it forks; keep it out of the statement, deciding it before \
+                         (`let Some(x) = .. else { return .. };`)",
                 continue_advice: " when it forks; keep it out of the statement",
                 try_advice: common::TRY_AFTER_JOIN,
             },

@@ -190,6 +190,8 @@ fn collections_slices_and_searches_match_std() {
                 .collect();
             let text: String = digits.par_iter().collect();
             assert_eq!(text, digits.iter().collect::<String>());
+            let boxed: Box<str> = digits.par_iter().copied().collect();
+            assert_eq!(&*boxed, text);
             let cows: String = v
                 .par_iter()
                 .map(|&x| {
