@@ -320,13 +320,22 @@ fn enter_copy(
     // Not a `move` closure: rustc then borrows the `Copy` arguments (which need `Sync`, as
     // they do in the forks already) and moves the rest (which need `Send`). A `move` closure
     // would demand `Send` of every argument, which `impl Fn + Sync + Copy` does not promise.
-    call_with_worker(
-        sig,
-        names,
-        quote!(|#cx| {
-            if #cx.num_threads() == 1 { #serial } else { #parallel }
-        }),
-    )
+    // The closure is located at the parameters, which it captures: an argument that cannot
+    // go to a worker (`Rc`, `&RefCell`) gets its error there, not on the attribute. Only its
+    // bars and braces move, which name nothing: the names inside keep their hygiene.
+    let at_inputs = sig.inputs.span();
+    let bar = || {
+        let mut bar = proc_macro2::Punct::new('|', proc_macro2::Spacing::Alone);
+        bar.set_span(at_inputs);
+        bar
+    };
+    let mut body = proc_macro2::Group::new(
+        proc_macro2::Delimiter::Brace,
+        quote!(if #cx.num_threads() == 1 { #serial } else { #parallel }),
+    );
+    body.set_span(at_inputs);
+    let (open, close) = (bar(), bar());
+    call_with_worker(sig, names, quote!(#open #cx #close #body))
 }
 
 /// `with_worker(closure)`, the call located at the fn's return type: the result goes back
