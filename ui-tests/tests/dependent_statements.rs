@@ -146,3 +146,110 @@ fn dependent_statements_spread_to_both_workers() {
     assert_eq!(pool.install(|| tree.height(&rv)), 8);
     assert!(rv.all_arrived(), "`let h = h.max(r.height())` did not fork");
 }
+
+// ---------------------------------------------------------------- past statements that do not recurse
+
+enum Bst {
+    Empty,
+    Node(Box<Bst>, u32, Box<Bst>),
+}
+
+impl Bst {
+    fn build(lo: u32, hi: u32) -> Bst {
+        if lo >= hi {
+            return Bst::Empty;
+        }
+        let mid = lo + (hi - lo) / 2;
+        Bst::Node(
+            Box::new(Bst::build(lo, mid)),
+            mid,
+            Box::new(Bst::build(mid + 1, hi)),
+        )
+    }
+
+    /// The in-order traversal as it is usually written: the right call sits in the statement
+    /// that uses the left result, past a statement that does not recurse.
+    #[blitz::parallel]
+    fn in_order(&self, rv: &Rendezvous) -> Vec<u32> {
+        match self {
+            Bst::Empty => {
+                rv.leaf();
+                Vec::new()
+            }
+            Bst::Node(l, x, r) => {
+                let mut v = l.in_order(rv);
+                v.push(*x);
+                v.extend(r.in_order(rv));
+                v
+            }
+        }
+    }
+}
+
+#[test]
+fn a_call_joins_the_run_past_statements_that_do_not_recurse() {
+    for pool in pools() {
+        let rv = Rendezvous::new(pool.current_num_threads());
+        let got = pool.install(|| Bst::build(0, 500).in_order(&rv));
+        assert_eq!(got, (0..500).collect::<Vec<_>>());
+        assert!(rv.all_arrived(), "the halves did not fork");
+    }
+}
+
+/// The statement between changes what the later call reads: the call must see the change.
+#[blitz::parallel]
+fn stepped(n: u64, step: u64) -> u64 {
+    if n == 0 {
+        return step;
+    }
+    let mut step = step;
+    let a = stepped(n - 1, step);
+    step = step.wrapping_add(a);
+    let b = a.wrapping_add(stepped(n - 1, step));
+    // A fork of its own, so that the fn has one.
+    b.wrapping_add(stepped(n - 1, 1).wrapping_sub(stepped(n - 1, 1)))
+}
+
+fn stepped_serial(n: u64, step: u64) -> u64 {
+    if n == 0 {
+        return step;
+    }
+    let a = stepped_serial(n - 1, step);
+    let step = step.wrapping_add(a);
+    a.wrapping_add(stepped_serial(n - 1, step))
+}
+
+/// The statement between pushes to what the later call reads.
+#[blitz::parallel]
+fn logged(n: u64, log: &mut Vec<u64>) -> u64 {
+    if n == 0 {
+        return log.len() as u64;
+    }
+    let a = logged(n - 1, log);
+    log.push(a);
+    let b = a + logged(n - 1, log);
+    // A fork of its own, so that the fn has one.
+    b + (logged(0, &mut Vec::new()) - logged(0, &mut Vec::new()))
+}
+
+fn logged_serial(n: u64, log: &mut Vec<u64>) -> u64 {
+    if n == 0 {
+        return log.len() as u64;
+    }
+    let a = logged_serial(n - 1, log);
+    log.push(a);
+    a + logged_serial(n - 1, log)
+}
+
+#[test]
+fn a_call_stays_behind_a_statement_that_changes_what_it_reads() {
+    for pool in pools() {
+        assert_eq!(pool.install(|| stepped(12, 1)), stepped_serial(12, 1));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        assert_eq!(
+            pool.install(|| logged(10, &mut a)),
+            logged_serial(10, &mut b)
+        );
+        assert_eq!(a, b);
+    }
+}

@@ -2,7 +2,7 @@
 //! recursive call (`let a = f(l); let b = f(r);`), forked together, their results bound,
 //! assigned or matched after the join in statement order.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
@@ -44,8 +44,56 @@ impl Rewriter<'_> {
         // it): its error is reported (when the fn ends up with no fork point) only if it would
         // have forked with a neighbour, as the reason the fn has none.
         let mut escaping: Option<(RunNames, syn::Error)> = None;
-        for stmt in stmts {
+        // Statements that do not recurse after a run, held back in case a statement after
+        // them has calls that can join the run past them (`let mut v = l.f(); v.push(x);
+        // v.extend(r.f());`): see `split_dependent_past`.
+        let mut between: Vec<Stmt> = Vec::new();
+        let mut queue: VecDeque<Stmt> = stmts.into();
+        while let Some(stmt) = queue.pop_front() {
             let grouping = self.grouping(&stmt);
+            if !between.is_empty() {
+                let mut run_past = run.clone();
+                for s in &between {
+                    run_past.add(StmtNames::of(s, self.callee));
+                }
+                match grouping {
+                    Grouping::Fork => {
+                        let names = StmtNames::of(&stmt, self.callee);
+                        if let Some(Conflict::Depends(_)) =
+                            run_past.conflict_with(&names, self.callee)
+                            && let Ok((lets, rest)) =
+                                self.split_dependent_past(&stmt, &run, &between)
+                        {
+                            group.extend(lets);
+                            self.flush(&mut group, &mut out, false);
+                            run = RunNames::default();
+                            out.extend(between.drain(..).map(|s| (s, false)));
+                            out.push((rest, false));
+                            continue;
+                        }
+                    }
+                    Grouping::Keep if between.len() < MAX_BETWEEN && Self::quiet(&stmt) => {
+                        between.push(stmt);
+                        continue;
+                    }
+                    _ => {}
+                }
+                // Nothing joins the run past them: it ends before them, and the statement
+                // starts afresh.
+                self.flush(&mut group, &mut out, false);
+                run = RunNames::default();
+                out.extend(between.drain(..).map(|s| (s, false)));
+                queue.push_front(stmt);
+                continue;
+            }
+            if let Grouping::Keep = grouping
+                && !group.is_empty()
+                && Self::quiet(&stmt)
+            {
+                escaping = None;
+                between.push(stmt);
+                continue;
+            }
             if let Grouping::Fork = grouping {
                 let names = StmtNames::of(&stmt, self.callee);
                 self.pairs_with_escaping(escaping.take(), &names);
@@ -113,8 +161,34 @@ impl Rewriter<'_> {
             out.push((stmt, false));
         }
         // Only here can the group end with the block's tail expression.
-        self.flush(&mut group, &mut out, true);
+        self.flush(&mut group, &mut out, between.is_empty());
+        out.extend(between.into_iter().map(|s| (s, false)));
         out
+    }
+
+    /// Whether `stmt`, which does not recurse, may wait after a run for a later statement's
+    /// calls to join the run past it: a `let` or an expression, without an attribute, a macro
+    /// (whose tokens the place analysis cannot read), or a `?`, `return` or `break`.
+    fn quiet(stmt: &Stmt) -> bool {
+        struct Macros(bool);
+        impl<'ast> Visit<'ast> for Macros {
+            fn visit_macro(&mut self, _: &'ast syn::Macro) {
+                self.0 = true;
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let expr = match stmt {
+            Stmt::Local(l) => match &l.init {
+                Some(init) if init.diverge.is_none() => &*init.expr,
+                Some(_) => return false,
+                None => return !has_attribute(stmt),
+            },
+            Stmt::Expr(e, _) => e,
+            _ => return false,
+        };
+        let mut macros = Macros(false);
+        macros.visit_stmt(stmt);
+        !macros.0 && !escapes(expr) && !has_attribute(stmt)
     }
 
     /// Ends the run `group` with `lets`, the calls taken out of a statement that depends on
@@ -171,10 +245,7 @@ impl Rewriter<'_> {
     fn grouping(&mut self, stmt: &Stmt) -> Grouping {
         // An attribute (`#[cfg(..)]`, a lint level) belongs to the statement as written: the
         // statement stays as it is, outside any fork.
-        let has_attribute = matches!(
-            stmt.to_token_stream().into_iter().next(),
-            Some(TokenTree::Punct(p)) if p.as_char() == '#'
-        );
+        let has_attribute = has_attribute(stmt);
         let expr = match stmt {
             // A `let .. else`'s `else` runs after the join, as a `?` does.
             Stmt::Local(l) => match &l.init {
@@ -492,6 +563,17 @@ fn applied_after_join(value: &Expr, callee: &Callee, result: &syn::Ident) -> Opt
     StripTries.visit_expr_mut(&mut without_tries);
     (!escapes(&without_tries)).then_some((call, applied))
 }
+
+/// Whether `stmt` carries an attribute (`#[cfg(..)]`, a lint level).
+fn has_attribute(stmt: &Stmt) -> bool {
+    matches!(
+        stmt.to_token_stream().into_iter().next(),
+        Some(TokenTree::Punct(p)) if p.as_char() == '#'
+    )
+}
+
+/// How many statements that do not recurse a run may wait past (see `quiet`).
+const MAX_BETWEEN: usize = 4;
 
 /// `let PAT = { let (r0, ..) = fork; tail };` becomes `let (r0, ..) = fork; let PAT = tail;`:
 /// the results then live to the end of the enclosing block, as the temporaries they replace
