@@ -50,25 +50,21 @@ impl Rewriter<'_> {
         stmt: &Stmt,
         run: &RunNames,
     ) -> Result<(Vec<Stmt>, Stmt), Unsplit> {
-        self.split_dependent_past(stmt, run, &[])
+        self.split_dependent_past(stmt, run, run)
     }
 
-    /// [`split_dependent`](Self::split_dependent) of a statement that follows `between`,
-    /// statements that do not recurse after the run: sequentially they run before the calls
-    /// taken out, which will run in the run's fork, before them. So a call is taken only if
-    /// it could join a run made of the run and them: it uses nothing they bind or assign, and
-    /// shares no place with them that either changes.
+    /// [`split_dependent`](Self::split_dependent) of a statement that follows statements that
+    /// do not recurse after the run: sequentially they run before the calls taken out, which
+    /// will run in the run's fork, before them. So a call is taken only if it could join
+    /// `run_past`, the run with their names: it uses nothing they bind or assign, and shares
+    /// no place with them that either changes.
     pub(super) fn split_dependent_past(
         &mut self,
         stmt: &Stmt,
         run: &RunNames,
-        between: &[Stmt],
+        run_past: &RunNames,
     ) -> Result<(Vec<Stmt>, Stmt), Unsplit> {
         let callee = self.callee;
-        let mut run_past = run.clone();
-        for s in between {
-            run_past.add(StmtNames::of(s, callee));
-        }
         let independent = |e: &Expr| {
             let probe: Stmt = syn::parse_quote!(let _ = #e;);
             run_past

@@ -52,17 +52,19 @@ impl Rewriter<'_> {
         while let Some(stmt) = queue.pop_front() {
             let grouping = self.grouping(&stmt);
             if !between.is_empty() {
-                let mut run_past = run.clone();
-                for s in &between {
-                    run_past.add(StmtNames::of(s, self.callee));
-                }
                 match grouping {
                     Grouping::Fork => {
+                        // The run with the statements between: what a call that joins the
+                        // run past them must not conflict with.
+                        let mut run_past = run.clone();
+                        for s in &between {
+                            run_past.add(StmtNames::of(s, self.callee));
+                        }
                         let names = StmtNames::of(&stmt, self.callee);
                         if let Some(Conflict::Depends(_)) =
                             run_past.conflict_with(&names, self.callee)
                             && let Ok((lets, rest)) =
-                                self.split_dependent_past(&stmt, &run, &between)
+                                self.split_dependent_past(&stmt, &run, &run_past)
                         {
                             group.extend(lets);
                             self.flush(&mut group, &mut out, false);
@@ -177,18 +179,21 @@ impl Rewriter<'_> {
             }
             fn visit_item(&mut self, _: &'ast syn::Item) {}
         }
+        if has_attribute(stmt) {
+            return false;
+        }
         let expr = match stmt {
             Stmt::Local(l) => match &l.init {
                 Some(init) if init.diverge.is_none() => &*init.expr,
                 Some(_) => return false,
-                None => return !has_attribute(stmt),
+                None => return true,
             },
             Stmt::Expr(e, _) => e,
             _ => return false,
         };
         let mut macros = Macros(false);
         macros.visit_stmt(stmt);
-        !macros.0 && !escapes(expr) && !has_attribute(stmt)
+        !macros.0 && !escapes(expr)
     }
 
     /// Ends the run `group` with `lets`, the calls taken out of a statement that depends on
