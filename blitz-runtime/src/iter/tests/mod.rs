@@ -14,6 +14,7 @@ use crate::test_panics::quiet_planted_panics;
 use crate::test_rng::Rng;
 
 mod adaptors;
+mod bridge;
 mod sources;
 
 /// Random lengths: the edge cases, then random ones up to `max`.
