@@ -24,6 +24,7 @@
 //! limit of `par_bridge` (rayon's bridge has it too).
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, TryLockError};
 
 use crossbeam_utils::Backoff;
@@ -108,12 +109,16 @@ const NOMINAL_LEN: usize = usize::MAX >> 8;
 /// (dropped at once, so it is never asked again) or its `next` panicked.
 struct SharedIter<I> {
     iter: Mutex<Option<I>>,
+    /// Set once `iter` is `None` (or poisoned): from then on no piece is worth splitting (see
+    /// [`BridgeSource::par_min_len`]). Relaxed: a stale `false` costs a split of empty pieces.
+    ended: AtomicBool,
 }
 
 impl<I: Iterator> SharedIter<I> {
     fn new(iter: I) -> Self {
         SharedIter {
             iter: Mutex::new(Some(iter)),
+            ended: AtomicBool::new(false),
         }
     }
 
@@ -136,20 +141,28 @@ impl<I: Iterator> SharedIter<I> {
                 Err(TryLockError::WouldBlock) if !backoff.is_completed() => backoff.snooze(),
                 Err(TryLockError::WouldBlock) => match self.iter.lock() {
                     Ok(iter) => break iter,
-                    Err(_) => return None,
+                    Err(_) => return self.end(),
                 },
-                Err(TryLockError::Poisoned(_)) => return None,
+                Err(TryLockError::Poisoned(_)) => return self.end(),
             }
         };
         let item = iter.as_mut()?.next();
         if item.is_none() {
             *iter = None;
+            return self.end();
         }
         item
     }
 }
 
 impl<I> SharedIter<I> {
+    /// Records that the iterator has no more items for the loop; returns `None`, for
+    /// [`next`](Self::next).
+    fn end<T>(&self) -> Option<T> {
+        self.ended.store(true, Ordering::Relaxed);
+        None
+    }
+
     /// Identifies this bridge in [`RUNNING_PIECES`].
     fn id(&self) -> usize {
         std::ptr::from_ref(self).addr()
@@ -171,6 +184,18 @@ where
 {
     fn par_len(&self) -> usize {
         self.len
+    }
+
+    /// 1 while the iterator has items, else `usize::MAX`: the engine splits no piece once it
+    /// has ended. The nominal length is far longer than the items: the engine would go on
+    /// splitting empty pieces for as long as idle workers steal them (on a wide pool, for
+    /// ever).
+    fn par_min_len(&self) -> usize {
+        if self.shared.ended.load(Ordering::Relaxed) {
+            usize::MAX
+        } else {
+            1
+        }
     }
 
     fn par_split_at(self, index: usize) -> (Self, Self) {

@@ -471,7 +471,9 @@ where
     if stop.skip(offset, len) {
         return skip(source, offset, leaf);
     }
-    if !splitter.try_split(len, stolen) {
+    // The source's minimum is read again: a source may raise it as it runs (a `par_bridge`
+    // whose iterator has ended). For every other source it is the splitter's own, or lower.
+    if len / 2 < source.par_min_len() || !splitter.try_split(len, stolen) {
         if S::MAY_SKIP {
             return leaf_in_blocks(source, offset, splitter.min_len(), stop, leaf, combine);
         }

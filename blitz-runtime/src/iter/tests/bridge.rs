@@ -19,6 +19,9 @@ fn bridge_consumers_match_std() {
             let items = || v.iter().copied().par_bridge();
             assert_eq!(items().sum::<u64>(), v.iter().sum::<u64>());
             assert_eq!(items().count(), v.len());
+            // Pieces of one item (a bridge counts far more items than it has: its pieces must
+            // not be split once it has ended).
+            assert_eq!(items().with_max_len(1).count(), v.len());
             assert_eq!(
                 items().chain(v.par_iter().copied()).sum::<u64>(),
                 2 * v.iter().sum::<u64>()
@@ -172,3 +175,4 @@ fn items_that_fork_are_each_taken_once() {
         assert!(seen.iter().all(|n| n.load(Ordering::Relaxed) == 1));
     });
 }
+
