@@ -44,6 +44,12 @@ macro_rules! workloads {
         pub fn position_first(v: &[u64], needle: u64) -> Option<usize> {
             v.par_iter().position_first(|&x| x == needle)
         }
+        pub fn bridge_parse_sum(text: &str) -> u64 {
+            text.lines()
+                .par_bridge()
+                .map(|line| line.parse::<u64>().unwrap())
+                .sum()
+        }
         pub fn sort_unstable(v: &mut [u64]) {
             v.par_sort_unstable()
         }
@@ -149,6 +155,7 @@ fn main() {
         .map(|i| f64::from(i % 1000) * 0.5)
         .collect();
     let small: Vec<u64> = (0..2_000u64).collect();
+    let lines: String = u64s[..1_000_000].iter().map(|x| format!("{x}\n")).collect();
     let hit_at = u64s.len() / 100;
     let needle = u64::MAX;
     let mut haystack = u64s.clone();
@@ -247,6 +254,10 @@ fn main() {
             std: (0..2000).map(|_| black_box(&small).iter().sum::<u64>()).sum::<u64>(),
             blitz: (0..2000).map(|_| with_blitz::sum(black_box(&small))).sum::<u64>(),
             rayon: (0..2000).map(|_| with_rayon::sum(black_box(&small))).sum::<u64>()),
+        row!("par_bridge: parse and sum 1M lines", |_v|
+            std: lines.lines().map(|line| line.parse::<u64>().unwrap()).sum::<u64>(),
+            blitz: with_blitz::bridge_parse_sum(&lines),
+            rayon: with_rayon::bridge_parse_sum(&lines)),
         sort_row!("sort_unstable 4M random u64", random4m, |s|
             std: s.sort_unstable(),
             blitz: with_blitz::sort_unstable(&mut s),

@@ -175,4 +175,3 @@ fn items_that_fork_are_each_taken_once() {
         assert!(seen.iter().all(|n| n.load(Ordering::Relaxed) == 1));
     });
 }
-
