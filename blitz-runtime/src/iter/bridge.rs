@@ -132,8 +132,10 @@ impl<I: Iterator> SharedIter<I> {
         // Pieces that find the lock taken back off, spinning then yielding, before they block
         // on it: with cheap items, workers that take turns item by item spend their time
         // passing the lock's cache line (and futex calls) back and forth, while one that
-        // backs off lets the holder take several items in a row. Lines parsed and summed,
-        // 1M of them on 2 workers: 150-190 ms blocking at once, about 80 ms backing off.
+        // backs off lets the holder take several items in a row. 1M lines parsed and summed
+        // on 2 workers while another pool's threads looked for work on the same 2 CPUs: 150-190
+        // ms blocking at once, about 80 ms backing off. On CPUs left to the pool (the `iter`
+        // bench's row) the two were within noise of each other and of rayon.
         let backoff = Backoff::new();
         let mut iter = loop {
             match self.iter.try_lock() {
