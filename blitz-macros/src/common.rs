@@ -64,6 +64,10 @@ pub(crate) fn worker_ident() -> Ident {
     Ident::new("__blitz_w", Span::mixed_site())
 }
 
+/// How the names of the results taken out of a dependent statement start (`#[parallel]`,
+/// `Rewriter::split_dependent_past`): `__blitz_d0`, `__blitz_d1`, ...
+pub(crate) const DEPENDENT_RESULT_PREFIX: &str = "__blitz_d";
+
 /// The i-th result of a join, hygienic like [`worker_ident`].
 pub(crate) fn result_ident(i: usize) -> Ident {
     format_ident!("__blitz_r{}", i, span = Span::mixed_site())

@@ -779,7 +779,7 @@ fn peel_parens(e: &Expr) -> &Expr {
 
 /// The field path a place expression names: `x` for `x`, `*x` and `x[i]`; `x.a.b` for
 /// `x.a.b`. `None` for anything else.
-fn field_path(e: &Expr) -> Option<Vec<String>> {
+pub(super) fn field_path(e: &Expr) -> Option<Vec<String>> {
     match e {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| vec![i.to_string()]),
         Expr::Field(f) => {

@@ -2,7 +2,7 @@
 //!
 //! - parse (`args`): the attribute's arguments and the fn;
 //! - analyse: the fn as a callee and its recursive calls (`recursion`), what statements read
-//!   and change (`dependencies`), where its fast copy can live (`placement`);
+//!   and change (`dependencies`), what calls between forked calls may change (`effects`), where its fast copy can live (`placement`);
 //! - expand: the fork points (`rewrite`, its statement runs in `rewrite::statements`, the
 //!   operations moved into an operand's fork block in `rewrite::fork_block`) and the
 //!   wrapper and copy around them (`expand`).
@@ -15,6 +15,7 @@
 
 mod args;
 mod dependencies;
+mod effects;
 mod expand;
 mod placement;
 mod recursion;

@@ -29,6 +29,7 @@ use super::dependencies::{
     PlaceUses, any_conflict, assigned_roots, between_conflicts, changed_roots, mutated_receivers,
     names_any,
 };
+use super::effects::CallEffects;
 use super::placement::Placement;
 use super::recursion::{CallForm, Callee, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
@@ -244,8 +245,11 @@ impl<'a> Rewriter<'a> {
                 .map(|e| &**e)
                 .filter(|e| !forks(e))
                 .collect();
+            let effects = CallEffects::of(between.iter().copied(), callee);
             any_conflict(&PlaceUses::of_branches(calls.iter().copied(), callee))
                 || between_conflicts(&calls, &between, callee)
+                // `f(a, c) + bump(c) + f(b, c)`, `f(a) + tick() + f(b)`: see `effects`.
+                || calls.iter().any(|call| effects.reach(call))
                 // `f(a) + (if c { return x } else { 0 }) + f(b)`: sequentially `f(b)` may
                 // never run.
                 || between.iter().any(|e| escapes(e))

@@ -407,7 +407,7 @@ fn statement_groups_take_the_tail_and_stop_at_a_rebinding() {
     );
     let want = quote!(
         #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = #first;
-        let (a, __blitz_d0,) = (__blitz_r0, __blitz_r1,);
+        #[allow(unused_mut)] let (a, mut __blitz_d0,) = (__blitz_r0, __blitz_r1,);
         let a = __blitz_d0 + a;
         #[allow(unused_mut)] let (mut __blitz_r0, mut __blitz_r1) = #fork;
         let (_,) = (__blitz_r0,);
@@ -724,7 +724,10 @@ fn a_statement_using_an_earlier_result_forks_its_independent_call() {
         |__blitz_w| __blitz_f(__blitz_w, n - 2)
     ));
     assert!(got.contains(&normalize(want)), "{got}");
-    let want = quote!(let (x, __blitz_d0,) = (__blitz_r0, __blitz_r1,); x + __blitz_d0);
+    let want = quote!(
+        #[allow(unused_mut)] let (x, mut __blitz_d0,) = (__blitz_r0, __blitz_r1,);
+        x + __blitz_d0
+    );
     assert!(got.contains(&normalize(want)), "{got}");
     // The calls of a `return`, a `?` on a result of the run, a call passed a closure, a
     // shadowing `let`: each joins the run, what uses the results stays after the join.
@@ -919,7 +922,7 @@ fn a_call_wrapped_in_a_path_call_forks_and_the_wrapper_runs_after_the_join() {
     // The calls fork (the tail's join the statements' run), and the wrappers and `?` follow
     // in source order.
     let want = quote! {
-        let (l, r, __blitz_d0, __blitz_d1): (_, Box<Tree>, _, _) =
+        #[allow(unused_mut)] let (l, r, mut __blitz_d0, mut __blitz_d1): (_, Box<Tree>, _, _) =
             (Box::new(__blitz_r0?), Box::new(__blitz_r1?), __blitz_r2, __blitz_r3);
         Ok(Tree::Node(l, r, Some(Arc::new(__blitz_d0?)), Box::new(__blitz_d1?)))
     };
@@ -972,4 +975,46 @@ fn a_call_wrapped_in_a_path_call_forks_and_the_wrapper_runs_after_the_join() {
         err.contains("`?` cannot be used inside a forked call"),
         "{err}"
     );
+}
+
+#[test]
+fn a_call_between_forked_calls_keeps_them_in_order_if_it_may_change_what_they_use() {
+    let forks = |item: TokenStream| expand_str(quote!(), item).contains("fork_mode");
+    // Given a place the calls use, or changing global state: kept in order.
+    assert!(!forks(quote! {
+        fn f(d: u32, c: &AtomicU64) -> u64 { f(d - 1, c) + bump(c) + f(d - 1, c) }
+    }));
+    assert!(!forks(quote! {
+        fn f(d: u32) -> u64 { f(d - 1) + tick() + f(d - 1) }
+    }));
+    assert!(!forks(quote! {
+        fn f(d: u32, c: &AtomicU64) -> u64 {
+            let x = f(d - 1, c);
+            c.fetch_add(10, SeqCst);
+            x * 100 + f(d - 1, c)
+        }
+    }));
+    assert!(!forks(quote! {
+        fn f(d: u32) -> u64 {
+            let x = f(d - 1);
+            COUNTER.fetch_add(1, SeqCst);
+            x + f(d - 1)
+        }
+    }));
+    // Given nothing they use, or computed before them: they fork.
+    assert!(forks(quote! {
+        fn f(d: u32, k: u64) -> u64 { let j = k + 1; f(d - 1, k) + cost(j) + f(d - 1, k) }
+    }));
+    assert!(forks(quote! {
+        fn sum(n: &Node) -> u64 { weight(n) + sum(&n.left) + sum(&n.right) }
+    }));
+    assert!(forks(quote! {
+        fn sum(v: &[u64]) -> u64 {
+            let mid = v.len() / 2;
+            let a = sum(&v[..mid]);
+            let after = mid + 1;
+            let b = sum(&v[mid..]);
+            a + b + after as u64
+        }
+    }));
 }

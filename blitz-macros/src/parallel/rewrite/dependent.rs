@@ -17,6 +17,7 @@ use super::{Rewriter, escapes, hoisted_arguments, is_assign_op};
 use crate::parallel::dependencies::{
     Conflict, RunNames, StmtNames, assigned_roots, between_conflicts, mutated_receivers, names_any,
 };
+use crate::parallel::effects::CallEffects;
 use crate::parallel::recursion::Callee;
 
 /// What a walk of a statement's expression meets, in the order it is evaluated.
@@ -50,19 +51,21 @@ impl Rewriter<'_> {
         stmt: &Stmt,
         run: &RunNames,
     ) -> Result<(Vec<Stmt>, Stmt), Unsplit> {
-        self.split_dependent_past(stmt, run, run)
+        self.split_dependent_past(stmt, run, run, &CallEffects::default())
     }
 
     /// [`split_dependent`](Self::split_dependent) of a statement that follows statements that
     /// do not recurse after the run: sequentially they run before the calls taken out, which
     /// will run in the run's fork, before them. So a call is taken only if it could join
-    /// `run_past`, the run with their names: it uses nothing they bind or assign, and shares
-    /// no place with them that either changes.
+    /// `run_past`, the run with their names: it uses nothing they bind or assign, shares no
+    /// place with them that either changes, and names no place that the calls in them
+    /// (`between`) may change, nor runs beside a call of theirs with a global effect.
     pub(super) fn split_dependent_past(
         &mut self,
         stmt: &Stmt,
         run: &RunNames,
         run_past: &RunNames,
+        between: &CallEffects,
     ) -> Result<(Vec<Stmt>, Stmt), Unsplit> {
         let callee = self.callee;
         let independent = |e: &Expr| {
@@ -70,6 +73,7 @@ impl Rewriter<'_> {
             run_past
                 .conflict_with(&StmtNames::of(&probe, callee), callee)
                 .is_none()
+                && !between.reach(e)
         };
         // First the calls that can be taken, without changing anything.
         let mut probe = stmt.clone();
@@ -93,13 +97,15 @@ impl Rewriter<'_> {
                 && lets.len() < taken
             {
                 let name = format_ident!(
-                    "__blitz_d{}",
+                    "{}{}",
+                    crate::common::DEPENDENT_RESULT_PREFIX,
                     self.dependent_results,
                     span = Span::mixed_site()
                 );
                 self.dependent_results += 1;
                 let call = std::mem::replace(slot, syn::parse_quote!(#name));
-                lets.push(syn::parse_quote!(let #name = #call;));
+                // `mut`: what is left may borrow the result mutably (`out.append(&mut f(r))`).
+                lets.push(syn::parse_quote!(let mut #name = #call;));
             }
         });
         Ok((lets, rest))

@@ -18,6 +18,7 @@ use super::{
 };
 use crate::common::{self, Branch, EscapeCheck};
 use crate::parallel::dependencies::{Conflict, RunNames, StmtNames, assignment, changed_roots};
+use crate::parallel::effects::CallEffects;
 use crate::parallel::recursion::Callee;
 
 /// Whether a statement can join a run of statements that fork together.
@@ -61,10 +62,17 @@ impl Rewriter<'_> {
                             run_past.add(StmtNames::of(s, self.callee));
                         }
                         let names = StmtNames::of(&stmt, self.callee);
-                        if let Some(Conflict::Depends(_)) =
+                        // What the calls in the statements between may change: a call taken
+                        // out of the statement would run before them.
+                        let effects =
+                            CallEffects::of(between.iter().filter_map(stmt_value), self.callee);
+                        // A statement that depends on the run (`v.extend(r.f())` after `let
+                        // mut v = l.f()`) or on nothing before it (`let b = f(r)` after `let
+                        // a = f(l); let m = mid + 1;`): its calls join the run past them.
+                        if let Some(Conflict::Depends(_)) | None =
                             run_past.conflict_with(&names, self.callee)
                             && let Ok((lets, rest)) =
-                                self.split_dependent_past(&stmt, &run, &run_past)
+                                self.split_dependent_past(&stmt, &run, &run_past, &effects)
                         {
                             group.extend(lets);
                             self.flush(&mut group, &mut out, false);
@@ -72,6 +80,13 @@ impl Rewriter<'_> {
                             out.extend(between.drain(..).map(|s| (s, false)));
                             out.push((rest, false));
                             continue;
+                        }
+                        // A call that could join the run but for the statements between (a
+                        // call there may change what it uses, `bump(c);` before `f(b, c)`, or
+                        // one assigns what it reads, `step += 3;` before `f(b, step)`): it
+                        // runs after them, as written.
+                        if self.split_dependent(&stmt, &run).is_ok() {
+                            self.kept_in_order = true;
                         }
                     }
                     Grouping::Keep if between.len() < MAX_BETWEEN && Self::quiet(&stmt) => {
@@ -523,8 +538,14 @@ impl Rewriter<'_> {
             quote!(: (#(#types,)*))
         };
         if !pats.is_empty() {
+            // The results taken out of a dependent statement bind `mut` (see
+            // `split_dependent_past`), whether or not what is left borrows them mutably.
+            let taken_out = pats
+                .iter()
+                .any(|p| p.to_string().contains(common::DEPENDENT_RESULT_PREFIX));
+            let allow = taken_out.then(|| quote!(#[allow(unused_mut)]));
             out.push((
-                syn::parse_quote!(let (#(#pats,)*) #ty = (#(#results,)*);),
+                syn::parse_quote!(#allow let (#(#pats,)*) #ty = (#(#results,)*);),
                 true,
             ));
         }
@@ -575,6 +596,15 @@ fn has_attribute(stmt: &Stmt) -> bool {
         stmt.to_token_stream().into_iter().next(),
         Some(TokenTree::Punct(p)) if p.as_char() == '#'
     )
+}
+
+/// The value a statement computes: a `let`'s initializer or an expression statement.
+fn stmt_value(stmt: &Stmt) -> Option<&Expr> {
+    match stmt {
+        Stmt::Local(l) => l.init.as_ref().map(|i| &*i.expr),
+        Stmt::Expr(e, _) => Some(e),
+        _ => None,
+    }
 }
 
 /// How many statements that do not recurse a run may wait past (see `quiet`).
