@@ -322,8 +322,17 @@ fn enter_copy(
     // would demand `Send` of every argument, which `impl Fn + Sync + Copy` does not promise.
     // The closure is located at the parameters, which it captures: an argument that cannot
     // go to a worker (`Rc`, `&RefCell`) gets its error there, not on the attribute. Only its
-    // bars and braces move, which name nothing: the names inside keep their hygiene.
-    let at_inputs = sig.inputs.span();
+    // bars and braces move, which name nothing: the names inside keep their hygiene. rustc
+    // reports at the first token of that span, so it starts at the first parameter whose type
+    // looks like one that cannot go (see `may_stay_on_its_thread`), if any.
+    let at_inputs = sig
+        .inputs
+        .iter()
+        .find(|input| match input {
+            syn::FnArg::Typed(t) => may_stay_on_its_thread(&t.ty),
+            syn::FnArg::Receiver(_) => false,
+        })
+        .map_or_else(|| sig.inputs.span(), Spanned::span);
     let bar = || {
         let mut bar = proc_macro2::Punct::new('|', proc_macro2::Spacing::Alone);
         bar.set_span(at_inputs);
@@ -612,4 +621,35 @@ impl VisitMut for ImplTraitToGeneric<'_> {
         }
         syn::visit_mut::visit_type_mut(self, ty);
     }
+}
+
+/// Whether a parameter type looks as if its values cannot be sent to a worker or shared with
+/// one, as far as its tokens tell: an `Rc`, a `Cell` or `RefCell`, a raw pointer, or a `dyn`
+/// trait object that does not name `Sync`. Only where an error is reported depends
+/// on it.
+fn may_stay_on_its_thread(ty: &syn::Type) -> bool {
+    let mut words = Vec::new();
+    let mut raw_pointer = false;
+    fn walk(tokens: TokenStream, words: &mut Vec<String>, raw_pointer: &mut bool) {
+        let mut star = false;
+        for tt in tokens {
+            match tt {
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), words, raw_pointer),
+                proc_macro2::TokenTree::Ident(i) => {
+                    let word = i.to_string();
+                    *raw_pointer |= star && (word == "const" || word == "mut");
+                    words.push(word);
+                }
+                proc_macro2::TokenTree::Punct(p) => star = p.as_char() == '*',
+                proc_macro2::TokenTree::Literal(_) => {}
+            }
+        }
+    }
+    walk(ty.to_token_stream(), &mut words, &mut raw_pointer);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    raw_pointer
+        || ["Rc", "Cell", "RefCell", "UnsafeCell", "OnceCell"]
+            .iter()
+            .any(|w| has(w))
+        || (has("dyn") && !has("Sync"))
 }
