@@ -27,6 +27,7 @@ pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
         return Ok(Source::Runtime(source));
     }
     check_positions(&pf.source)?;
+    check_iterable_arguments(&pf.source, &krate(pf))?;
     match parallel_chain(&pf.source, &krate(pf)) {
         Some(chain) => Ok(Source::Chain(chain)),
         None => {
@@ -46,6 +47,38 @@ pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
             ))
         }
     }
+}
+
+/// Rejects an argument of `zip` or `chain` in the source that is a chain of iterator methods
+/// ending in one with no parallel counterpart (`a.iter().zip(names.iter().cycle())`): passed
+/// through as it stands, a sequential iterator, it gets rustc's errors about parallel iterator
+/// traits, several of them. Any other argument (`&b`, `v.clone()`) is passed through.
+fn check_iterable_arguments(source: &Expr, krate: &Path) -> syn::Result<()> {
+    let Expr::MethodCall(call) = source else {
+        return Ok(());
+    };
+    check_iterable_arguments(&call.receiver, krate)?;
+    if !matches!(call.method.to_string().as_str(), "zip" | "chain") {
+        return Ok(());
+    }
+    for arg in &call.args {
+        if let Expr::MethodCall(inner) = arg
+            && parallel_chain(arg, krate).is_none()
+            && parallel_chain(&inner.receiver, krate).is_some()
+        {
+            return Err(syn::Error::new_spanned(
+                &inner.method,
+                format!(
+                    "`.{}(..)` has no parallel counterpart, so `par_for!` cannot `{}` with this \
+                     iterator: collect it into a `Vec` first, or compute the item from the \
+                     index (`a.iter().enumerate()` and `names[i % names.len()]` for a `cycle`)",
+                    inner.method, call.method
+                ),
+            ));
+        }
+        check_iterable_arguments(arg, krate)?;
+    }
+    Ok(())
 }
 
 /// Rejects a range with a float literal at either end (`0.0..1.0`), which a `std` range

@@ -202,3 +202,16 @@ fn allowed_bodies() {
     assert!(par_for(quote!(i in 0..n => { let f = || { return 1; }; f() })).is_ok());
     assert!(par_for(quote!(x in &mut v => *x += 1)).is_ok());
 }
+
+#[test]
+fn an_iterator_argument_without_a_parallel_counterpart_is_named() {
+    let e = error(quote!((p, n) in a.iter().zip(names.iter().cycle()) => f(p, n)));
+    assert!(
+        e.contains("`.cycle(..)` has no parallel counterpart"),
+        "{e}"
+    );
+    assert!(error(quote!(x in a.iter().chain(b.iter().peekable()) => f(x))).contains("`chain`"));
+    // Other arguments are passed through.
+    assert!(par_for(quote!((p, q) in a.iter().zip(b.clone()) => f(p, q))).is_ok());
+    assert!(par_for(quote!((p, q) in a.iter().zip(b.iter().copied()) => f(p, q))).is_ok());
+}
