@@ -676,6 +676,29 @@ where
 /// v.par_extend((1..4u32).into_par_iter().map(|i| i * 10));
 /// assert_eq!(v, [0, 10, 20, 30]);
 /// ```
+///
+/// Implemented for the standard collections (and pairs of them, and `String` from `char`s
+/// and strings); a type of a program's own can implement it too:
+///
+/// ```
+/// use blitz::prelude::*;
+///
+/// /// A running total that items can be added to in parallel.
+/// struct Total(u64);
+///
+/// impl ParallelExtend<u64> for Total {
+///     fn par_extend<I>(&mut self, iter: I)
+///     where
+///         I: IntoParallelIterator<Item = u64>,
+///     {
+///         self.0 += iter.into_par_iter().sum::<u64>();
+///     }
+/// }
+///
+/// let mut total = Total(1);
+/// total.par_extend((1..=10u64).into_par_iter());
+/// assert_eq!(total.0, 56);
+/// ```
 pub trait ParallelExtend<T: Send> {
     /// Adds the items of `iter`.
     fn par_extend<I>(&mut self, iter: I)
@@ -691,35 +714,113 @@ pub trait ParallelExtend<T: Send> {
     }
 }
 
-impl<T: Send, C: Extend<T>> ParallelExtend<T> for C {
-    fn par_extend<I>(&mut self, iter: I)
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        let iter = iter.into_par_iter();
-        match iter.opt_len() {
-            Some(len) => {
+/// `par_extend` of a collection that `Extend`s: the items gathered into one `Vec` in
+/// parallel, then one sequential `extend`.
+fn extend_gathered<T: Send, C: Extend<T>, I: IntoParallelIterator<Item = T>>(
+    target: &mut C,
+    iter: I,
+) {
+    let iter = iter.into_par_iter();
+    match iter.opt_len() {
+        Some(len) => {
+            let mut items = Vec::new();
+            append_known_len(len, iter, &mut items);
+            target.extend(items);
+        }
+        None => {
+            // One piece (a loop that stayed on its caller) goes to the target as it is;
+            // several are gathered into one `Vec` in parallel first, so that the target sees
+            // one `extend` of known length.
+            let mut pieces = collect_pieces(iter);
+            if pieces.len() == 1 {
+                target.extend(pieces.pop().expect("one piece"));
+            } else {
                 let mut items = Vec::new();
-                append_known_len(len, iter, &mut items);
-                self.extend(items);
-            }
-            None => {
-                // One piece (a loop that stayed on its caller) goes to `self` as it is;
-                // several are gathered into one `Vec` in parallel first, so that `self` sees
-                // one `extend` of known length.
-                let mut pieces = collect_pieces(iter);
-                if pieces.len() == 1 {
-                    self.extend(pieces.pop().expect("one piece"));
-                } else {
-                    let mut items = Vec::new();
-                    append_pieces(pieces, &mut items);
-                    self.extend(items);
-                }
+                append_pieces(pieces, &mut items);
+                target.extend(items);
             }
         }
     }
+}
 
-    fn par_extend_gathered(&mut self, pieces: Vec<Vec<T>>) {
+/// `ParallelExtend` for the standard collections, each for the items its `Extend` takes. Not
+/// one impl for every `C: Extend<T>`: that would keep a program from implementing
+/// `ParallelExtend` for a type of its own (rustc must assume `std` may one day implement
+/// `Extend` for it), which rayon programs do.
+macro_rules! extend_via_extend {
+    ($(impl<$($lt:lifetime,)? $($param:ident),*> for $target:ty
+        where [$($bound:tt)*] item $item:ty;)*) => {$(
+        impl<$($lt,)? $($param),*> ParallelExtend<$item> for $target
+        where
+            $($bound)*
+        {
+            fn par_extend<I>(&mut self, iter: I)
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                extend_gathered(self, iter);
+            }
+
+            fn par_extend_gathered(&mut self, pieces: Vec<Vec<$item>>) {
+                for piece in pieces {
+                    self.extend(piece);
+                }
+            }
+        }
+    )*};
+}
+
+extend_via_extend! {
+    impl<T> for Vec<T> where [T: Send] item T;
+    impl<'a, T> for Vec<T> where [T: Copy + Send + Sync + 'a] item &'a T;
+    impl<T> for VecDeque<T> where [T: Send] item T;
+    impl<'a, T> for VecDeque<T> where [T: Copy + Send + Sync + 'a] item &'a T;
+    impl<T> for LinkedList<T> where [T: Send] item T;
+    impl<'a, T> for LinkedList<T> where [T: Copy + Send + Sync + 'a] item &'a T;
+    impl<T> for BinaryHeap<T> where [T: Ord + Send] item T;
+    impl<'a, T> for BinaryHeap<T> where [T: Ord + Copy + Send + Sync + 'a] item &'a T;
+    impl<T, S> for HashSet<T, S> where [T: Eq + Hash + Send, S: BuildHasher] item T;
+    impl<'a, T, S> for HashSet<T, S>
+        where [T: Eq + Hash + Copy + Send + Sync + 'a, S: BuildHasher] item &'a T;
+    impl<T> for BTreeSet<T> where [T: Ord + Send] item T;
+    impl<'a, T> for BTreeSet<T> where [T: Ord + Copy + Send + Sync + 'a] item &'a T;
+    impl<K, V, S> for HashMap<K, V, S>
+        where [K: Eq + Hash + Send, V: Send, S: BuildHasher] item (K, V);
+    impl<'a, K, V, S> for HashMap<K, V, S>
+        where [K: Eq + Hash + Copy + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher]
+        item (&'a K, &'a V);
+    impl<K, V> for BTreeMap<K, V> where [K: Ord + Send, V: Send] item (K, V);
+    impl<'a, K, V> for BTreeMap<K, V>
+        where [K: Ord + Copy + Send + Sync + 'a, V: Copy + Send + Sync + 'a] item (&'a K, &'a V);
+    impl<> for String where [] item char;
+    impl<'a,> for String where [] item &'a char;
+    impl<'a,> for String where [] item &'a str;
+    impl<> for String where [] item String;
+    impl<> for String where [] item Box<str>;
+    impl<'a,> for String where [] item Cow<'a, str>;
+    impl<'a,> for OsString where [] item &'a OsStr;
+    impl<> for OsString where [] item OsString;
+    impl<'a,> for OsString where [] item Cow<'a, OsStr>;
+    impl<> for () where [] item ();
+}
+
+/// A pair of collections, each extended with its half of every pair (as `std`'s `Extend`
+/// for pairs, and `unzip`).
+impl<A, B, EA, EB> ParallelExtend<(A, B)> for (EA, EB)
+where
+    A: Send,
+    B: Send,
+    EA: Extend<A>,
+    EB: Extend<B>,
+{
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        extend_gathered(self, iter);
+    }
+
+    fn par_extend_gathered(&mut self, pieces: Vec<Vec<(A, B)>>) {
         for piece in pieces {
             self.extend(piece);
         }
