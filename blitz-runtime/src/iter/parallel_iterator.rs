@@ -231,9 +231,9 @@ pub trait ParallelIterator: Sized + Send {
     /// `flat_map`). Each item's iterator runs as a parallel collection of its own, whose
     /// results are then yielded in order; for inner sequences that are cheap to produce,
     /// [`flat_map_iter`](Self::flat_map_iter) does without the intermediate `Vec`s. So an
-    /// inner iterator runs to its end even when the consumer stops early: unlike rayon's,
-    /// `flat_map(|a| (0..u64::MAX).into_par_iter()).find_any(..)` does not return. An inner
-    /// sequence without end needs `flat_map_iter`.
+    /// inner iterator is collected whole even when the consumer stops early: unlike rayon's,
+    /// `flat_map(|a| (0..u64::MAX).into_par_iter()).find_any(..)` runs out of memory. An
+    /// inner sequence without end needs `flat_map_iter`.
     ///
     /// ```
     /// use blitz::prelude::*;
