@@ -61,16 +61,60 @@ pub mod slice {
     pub type Windows<'data, T> = ParWindows<'data, T>;
     /// rayon's name for [`ParArrayWindows`].
     pub type ArrayWindows<'data, T, const N: usize> = ParArrayWindows<'data, T, N>;
+    /// rayon's name for the iterator of `par_split`.
+    pub type Split<'data, T, P> = SliceParts<'data, T, SplitCut<P>>;
+    /// rayon's name for the iterator of `par_split_mut`.
+    pub type SplitMut<'data, T, P> = SlicePartsMut<'data, T, SplitCut<P>>;
+    /// rayon's name for the iterator of `par_split_inclusive`.
+    pub type SplitInclusive<'data, T, P> = SliceParts<'data, T, SplitInclusiveCut<P>>;
+    /// rayon's name for the iterator of `par_split_inclusive_mut`.
+    pub type SplitInclusiveMut<'data, T, P> = SlicePartsMut<'data, T, SplitInclusiveCut<P>>;
+    /// rayon's name for the iterator of `par_chunk_by`.
+    pub type ChunkBy<'data, T, P> = SliceParts<'data, T, ChunkByCut<P>>;
+    /// rayon's name for the iterator of `par_chunk_by_mut`.
+    pub type ChunkByMut<'data, T, P> = SlicePartsMut<'data, T, ChunkByCut<P>>;
 }
 /// The parallel iterator of a `Vec` by value under rayon's module path (`rayon::vec`).
 pub mod vec {
     /// rayon's name for [`VecIntoIter`](crate::iter::VecIntoIter): `vec.into_par_iter()`.
     pub type IntoIter<T> = crate::iter::VecIntoIter<T>;
+    /// rayon's name for the iterator of `vec.par_drain(..)`, which takes the drained items
+    /// out first: a [`VecIntoIter`](crate::iter::VecIntoIter).
+    pub type Drain<'data, T> = crate::iter::VecIntoIter<T>;
 }
 /// Parallel string methods under rayon's module path (`rayon::str`): the
 /// [`ParallelString`](iter::ParallelString) trait, also in [`iter`] and the prelude.
 pub mod str {
     pub use crate::iter::ParallelString;
+    use crate::iter::{
+        AsciiWhitespaceKind, CharIndicesKind, CharsKind, Copied, EncodeUtf16Kind, Iter, LinesKind,
+        MatchIndicesKind, MatchesKind, SplitKind, StrParts, WhitespaceKind,
+    };
+
+    /// rayon's name for the iterator of `par_chars`.
+    pub type Chars<'ch> = StrParts<'ch, CharsKind>;
+    /// rayon's name for the iterator of `par_char_indices`.
+    pub type CharIndices<'ch> = StrParts<'ch, CharIndicesKind>;
+    /// rayon's name for the iterator of `par_bytes`.
+    pub type Bytes<'ch> = Copied<Iter<'ch, u8>>;
+    /// rayon's name for the iterator of `par_encode_utf16`.
+    pub type EncodeUtf16<'ch> = StrParts<'ch, EncodeUtf16Kind>;
+    /// rayon's name for the iterator of `par_lines`.
+    pub type Lines<'ch> = StrParts<'ch, LinesKind>;
+    /// rayon's name for the iterator of `par_split_whitespace`.
+    pub type SplitWhitespace<'ch> = StrParts<'ch, WhitespaceKind>;
+    /// rayon's name for the iterator of `par_split_ascii_whitespace`.
+    pub type SplitAsciiWhitespace<'ch> = StrParts<'ch, AsciiWhitespaceKind>;
+    /// rayon's name for the iterator of `par_split`.
+    pub type Split<'ch, P> = StrParts<'ch, SplitKind<P>>;
+    /// rayon's name for the iterator of `par_split_terminator`.
+    pub type SplitTerminator<'ch, P> = StrParts<'ch, SplitKind<P>>;
+    /// rayon's name for the iterator of `par_split_inclusive`.
+    pub type SplitInclusive<'ch, P> = StrParts<'ch, SplitKind<P>>;
+    /// rayon's name for the iterator of `par_matches`.
+    pub type Matches<'ch, P> = StrParts<'ch, MatchesKind<P>>;
+    /// rayon's name for the iterator of `par_match_indices`.
+    pub type MatchIndices<'ch, P> = StrParts<'ch, MatchIndicesKind<P>>;
 }
 pub(crate) mod job;
 mod join;

@@ -73,6 +73,13 @@ pub use generate::{
     Empty, Once, Repeat, RepeatN, Split, empty, once, repeat, repeat_n, repeatn, split,
 };
 pub use indexed::{Enumerate, Rev, Skip, StepBy, Take, Zip};
+
+/// rayon's name for the iterator of [`zip_eq`](IndexedParallelIterator::zip_eq), which checks
+/// the lengths when it is made and is then a [`Zip`].
+pub type ZipEq<A, B> = Zip<A, B>;
+
+/// rayon's name for the iterator of [`walk_tree`], which walks in prefix order here.
+pub type WalkTree<S, B> = WalkTreePrefix<S, B>;
 pub use indexed_iterator::IndexedParallelIterator;
 pub use interleave::{Interleave, InterleaveShortest};
 pub use intersperse::Intersperse;
