@@ -78,7 +78,7 @@ pub use indexed::{Enumerate, Rev, Skip, StepBy, Take, Zip};
 /// the lengths when it is made and is then a [`Zip`].
 pub type ZipEq<A, B> = Zip<A, B>;
 
-/// rayon's name for the iterator of [`walk_tree`], which walks in prefix order here.
+/// rayon's name for the iterator of [`walk_tree()`], which walks in prefix order here.
 pub type WalkTree<S, B> = WalkTreePrefix<S, B>;
 pub use indexed_iterator::IndexedParallelIterator;
 pub use interleave::{Interleave, InterleaveShortest};
