@@ -359,14 +359,19 @@ mod tests {
         RUNNING_PIECES.with_borrow(Vec::len)
     }
 
+    /// The whole loop's source over `shared`.
+    fn whole<I: Iterator>(shared: &SharedIter<I>) -> BridgeSource<'_, I> {
+        BridgeSource {
+            shared,
+            len: NOMINAL_LEN,
+            last: true,
+        }
+    }
+
     #[test]
     fn a_piece_takes_its_length_and_the_last_piece_the_rest() {
         let shared = SharedIter::new(0..10u32);
-        let root = BridgeSource {
-            shared: &shared,
-            len: NOMINAL_LEN,
-            last: true,
-        };
+        let root = whole(&shared);
         let (front, back) = root.par_split_at(3);
         let (middle, back) = back.par_split_at(2);
         assert_eq!(front.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
@@ -380,11 +385,7 @@ mod tests {
     #[test]
     fn a_last_piece_inside_a_running_piece_hands_over_its_place() {
         let shared = SharedIter::new(0..10u32);
-        let root = BridgeSource {
-            shared: &shared,
-            len: NOMINAL_LEN,
-            last: true,
-        };
+        let root = whole(&shared);
         let (front, back) = root.par_split_at(2);
         let (middle, back) = back.par_split_at(2);
         let mut outer = front.into_iter();
@@ -401,11 +402,7 @@ mod tests {
     #[test]
     fn a_piece_dropped_early_is_unregistered() {
         let shared = SharedIter::new(0..10u32);
-        let root = BridgeSource {
-            shared: &shared,
-            len: NOMINAL_LEN,
-            last: true,
-        };
+        let root = whole(&shared);
         let (front, back) = root.par_split_at(5);
         let mut piece = front.into_iter();
         assert_eq!(piece.next(), Some(0));

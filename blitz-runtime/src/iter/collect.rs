@@ -802,27 +802,6 @@ extend_via_extend! {
     impl<> for OsString where [] item OsString;
     impl<'a,> for OsString where [] item Cow<'a, OsStr>;
     impl<> for () where [] item ();
-}
-
-/// A pair of collections, each extended with its half of every pair (as `std`'s `Extend`
-/// for pairs, and `unzip`).
-impl<A, B, EA, EB> ParallelExtend<(A, B)> for (EA, EB)
-where
-    A: Send,
-    B: Send,
-    EA: Extend<A>,
-    EB: Extend<B>,
-{
-    fn par_extend<I>(&mut self, iter: I)
-    where
-        I: IntoParallelIterator<Item = (A, B)>,
-    {
-        extend_gathered(self, iter);
-    }
-
-    fn par_extend_gathered(&mut self, pieces: Vec<Vec<(A, B)>>) {
-        for piece in pieces {
-            self.extend(piece);
-        }
-    }
+    // A pair of collections, each extended with its half of every pair (as `std`'s `Extend`).
+    impl<A, B, EA, EB> for (EA, EB) where [A: Send, B: Send, EA: Extend<A>, EB: Extend<B>] item (A, B);
 }
