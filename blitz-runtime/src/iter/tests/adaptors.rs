@@ -292,6 +292,19 @@ fn adaptors_and_collect_match_std() {
                 s.clone().copied().filter(|x| x % 3 == 0).collect();
             set_std.insert(u64::MAX);
             assert_eq!(set, set_std);
+            // A pair of collections takes the halves of pairs.
+            let mut pair = (vec![0u64], String::new());
+            pair.par_extend(
+                v.par_iter()
+                    .map(|&x| (x, char::from(b'a' + (x % 26) as u8))),
+            );
+            assert_eq!(pair.0.len(), v.len() + 1);
+            assert!(
+                pair.0[1..]
+                    .iter()
+                    .zip(pair.1.chars())
+                    .all(|(&x, c)| c as u64 == 97 + x % 26)
+            );
             let mut text = String::from(">");
             text.par_extend(v.par_iter().filter(|&&x| x < 10).map(|x| x.to_string()));
             let text_std: String = s
