@@ -28,94 +28,6 @@ mod fork_context;
 mod frames;
 pub(crate) mod injector;
 pub mod iter;
-/// Parallel slices under rayon's module path (`rayon::slice`): the traits and the iterator
-/// types of [`ParallelSlice`](iter::ParallelSlice) and
-/// [`ParallelSliceMut`](iter::ParallelSliceMut), also in [`iter`] and the prelude. The
-/// iterator types are also here under rayon's names (`Chunks` for `ParChunks`, ...), so that
-/// code naming them moves over with its `use`.
-pub mod slice {
-    pub use crate::iter::{
-        ChunkByCut, Iter, IterMut, ParArrayWindows, ParChunks, ParChunksExact, ParChunksExactMut,
-        ParChunksMut, ParRChunks, ParRChunksExact, ParRChunksExactMut, ParRChunksMut, ParWindows,
-        ParallelSlice, ParallelSliceMut, SliceCut, SliceParts, SlicePartsMut, SplitCut,
-        SplitInclusiveCut,
-    };
-
-    /// rayon's name for [`ParChunks`].
-    pub type Chunks<'data, T> = ParChunks<'data, T>;
-    /// rayon's name for [`ParChunksMut`].
-    pub type ChunksMut<'data, T> = ParChunksMut<'data, T>;
-    /// rayon's name for [`ParChunksExact`].
-    pub type ChunksExact<'data, T> = ParChunksExact<'data, T>;
-    /// rayon's name for [`ParChunksExactMut`].
-    pub type ChunksExactMut<'data, T> = ParChunksExactMut<'data, T>;
-    /// rayon's name for [`ParRChunks`].
-    pub type RChunks<'data, T> = ParRChunks<'data, T>;
-    /// rayon's name for [`ParRChunksMut`].
-    pub type RChunksMut<'data, T> = ParRChunksMut<'data, T>;
-    /// rayon's name for [`ParRChunksExact`].
-    pub type RChunksExact<'data, T> = ParRChunksExact<'data, T>;
-    /// rayon's name for [`ParRChunksExactMut`].
-    pub type RChunksExactMut<'data, T> = ParRChunksExactMut<'data, T>;
-    /// rayon's name for [`ParWindows`].
-    pub type Windows<'data, T> = ParWindows<'data, T>;
-    /// rayon's name for [`ParArrayWindows`].
-    pub type ArrayWindows<'data, T, const N: usize> = ParArrayWindows<'data, T, N>;
-    /// rayon's name for the iterator of `par_split`.
-    pub type Split<'data, T, P> = SliceParts<'data, T, SplitCut<P>>;
-    /// rayon's name for the iterator of `par_split_mut`.
-    pub type SplitMut<'data, T, P> = SlicePartsMut<'data, T, SplitCut<P>>;
-    /// rayon's name for the iterator of `par_split_inclusive`.
-    pub type SplitInclusive<'data, T, P> = SliceParts<'data, T, SplitInclusiveCut<P>>;
-    /// rayon's name for the iterator of `par_split_inclusive_mut`.
-    pub type SplitInclusiveMut<'data, T, P> = SlicePartsMut<'data, T, SplitInclusiveCut<P>>;
-    /// rayon's name for the iterator of `par_chunk_by`.
-    pub type ChunkBy<'data, T, P> = SliceParts<'data, T, ChunkByCut<P>>;
-    /// rayon's name for the iterator of `par_chunk_by_mut`.
-    pub type ChunkByMut<'data, T, P> = SlicePartsMut<'data, T, ChunkByCut<P>>;
-}
-/// The parallel iterator of a `Vec` by value under rayon's module path (`rayon::vec`).
-pub mod vec {
-    /// rayon's name for [`VecIntoIter`](crate::iter::VecIntoIter): `vec.into_par_iter()`.
-    pub type IntoIter<T> = crate::iter::VecIntoIter<T>;
-    /// rayon's name for the iterator of `vec.par_drain(..)`, which takes the drained items
-    /// out first: a [`VecIntoIter`](crate::iter::VecIntoIter).
-    pub type Drain<'data, T> = crate::iter::VecIntoIter<T>;
-}
-/// Parallel string methods under rayon's module path (`rayon::str`): the
-/// [`ParallelString`](iter::ParallelString) trait, also in [`iter`] and the prelude.
-pub mod str {
-    pub use crate::iter::ParallelString;
-    use crate::iter::{
-        AsciiWhitespaceKind, CharIndicesKind, CharsKind, Copied, EncodeUtf16Kind, Iter, LinesKind,
-        MatchIndicesKind, MatchesKind, SplitKind, StrParts, WhitespaceKind,
-    };
-
-    /// rayon's name for the iterator of `par_chars`.
-    pub type Chars<'ch> = StrParts<'ch, CharsKind>;
-    /// rayon's name for the iterator of `par_char_indices`.
-    pub type CharIndices<'ch> = StrParts<'ch, CharIndicesKind>;
-    /// rayon's name for the iterator of `par_bytes`.
-    pub type Bytes<'ch> = Copied<Iter<'ch, u8>>;
-    /// rayon's name for the iterator of `par_encode_utf16`.
-    pub type EncodeUtf16<'ch> = StrParts<'ch, EncodeUtf16Kind>;
-    /// rayon's name for the iterator of `par_lines`.
-    pub type Lines<'ch> = StrParts<'ch, LinesKind>;
-    /// rayon's name for the iterator of `par_split_whitespace`.
-    pub type SplitWhitespace<'ch> = StrParts<'ch, WhitespaceKind>;
-    /// rayon's name for the iterator of `par_split_ascii_whitespace`.
-    pub type SplitAsciiWhitespace<'ch> = StrParts<'ch, AsciiWhitespaceKind>;
-    /// rayon's name for the iterator of `par_split`.
-    pub type Split<'ch, P> = StrParts<'ch, SplitKind<P>>;
-    /// rayon's name for the iterator of `par_split_terminator`.
-    pub type SplitTerminator<'ch, P> = StrParts<'ch, SplitKind<P>>;
-    /// rayon's name for the iterator of `par_split_inclusive`.
-    pub type SplitInclusive<'ch, P> = StrParts<'ch, SplitKind<P>>;
-    /// rayon's name for the iterator of `par_matches`.
-    pub type Matches<'ch, P> = StrParts<'ch, MatchesKind<P>>;
-    /// rayon's name for the iterator of `par_match_indices`.
-    pub type MatchIndices<'ch, P> = StrParts<'ch, MatchIndicesKind<P>>;
-}
 pub(crate) mod job;
 mod join;
 pub(crate) mod latch;
@@ -123,6 +35,7 @@ mod loops;
 mod pacing;
 mod pool;
 mod raw;
+mod rayon_paths;
 pub(crate) mod registry;
 mod scope;
 mod scope_fifo;
@@ -149,6 +62,9 @@ pub use loops::{
     for_each_piece, map_reduce, position_any, reduce_pieces,
 };
 pub use pool::{ThreadPool, current_num_threads, current_thread_index, max_num_threads};
+pub use rayon_paths::{
+    array, collections, option, range, range_inclusive, result, slice, str, string, vec,
+};
 pub use registry::Worker;
 pub use scope::{Scope, in_place_scope, scope};
 pub use scope_fifo::{ScopeFifo, in_place_scope_fifo, scope_fifo, spawn_fifo};
