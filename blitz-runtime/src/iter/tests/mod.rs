@@ -15,6 +15,7 @@ use crate::test_rng::Rng;
 
 mod adaptors;
 mod bridge;
+mod rayon_paths;
 mod sources;
 
 /// Random lengths: the edge cases, then random ones up to `max`.
@@ -689,49 +690,5 @@ fn collecting_into_result_or_option_stops_at_a_failure() {
         // Without a failure, everything is collected, in order.
         let all: Result<Vec<usize>, ()> = (0..n).into_par_iter().map(Ok).collect();
         assert_eq!(all.unwrap(), (0..n).collect::<Vec<_>>());
-    });
-}
-
-/// rayon's names of the iterator types name what the methods return, so code that spells them
-/// (in a struct field, a return type) compiles.
-#[test]
-fn rayon_type_names_name_the_iterators() {
-    fn lines(s: &str) -> crate::str::Lines<'_> {
-        s.par_lines()
-    }
-    fn words(s: &str) -> crate::str::SplitWhitespace<'_> {
-        s.par_split_whitespace()
-    }
-    fn fields(s: &str) -> crate::str::Split<'_, char> {
-        s.par_split(',')
-    }
-    fn bytes(s: &str) -> crate::str::Bytes<'_> {
-        s.par_bytes()
-    }
-    type IsZero = fn(&u32) -> bool;
-    fn runs(v: &[u32]) -> crate::slice::Split<'_, u32, IsZero> {
-        v.par_split(|x| *x == 0)
-    }
-    fn runs_mut(v: &mut [u32]) -> crate::slice::SplitMut<'_, u32, IsZero> {
-        v.par_split_mut(|x| *x == 0)
-    }
-    fn drained(v: &mut Vec<u32>) -> crate::vec::Drain<'_, u32> {
-        v.par_drain(1..)
-    }
-    fn pairs(a: &[u32]) -> super::ZipEq<super::Iter<'_, u32>, super::Iter<'_, u32>> {
-        a.par_iter().zip_eq(a)
-    }
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    pool.install(|| {
-        assert_eq!(lines("a\nb\nc").count(), 3);
-        assert_eq!(words("a b  c").count(), 3);
-        assert_eq!(fields("1,2,3").count(), 3);
-        assert_eq!(bytes("abc").map(u64::from).sum::<u64>(), 294);
-        let mut v = vec![1, 0, 2, 3, 0, 4];
-        assert_eq!(runs(&v).count(), 3);
-        runs_mut(&mut v).for_each(|run| run.iter_mut().for_each(|x| *x *= 2));
-        assert_eq!(v, [2, 0, 4, 6, 0, 8]);
-        assert_eq!(drained(&mut v).count(), 5);
-        assert_eq!(pairs(&[1, 2, 3]).map(|(a, b)| a * b).sum::<u32>(), 14);
     });
 }
