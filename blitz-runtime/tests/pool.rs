@@ -437,6 +437,55 @@ fn two_spawns_from_outside_run_together() {
 }
 
 #[test]
+fn work_from_outside_starts_in_the_order_it_came_in() {
+    // Every worker is held by a task from outside while 64 more are queued behind them; once
+    // let go, the worker that takes the queue runs it oldest first (a thief takes from the
+    // newest end). On one worker the tasks start exactly in spawn order.
+    const TASKS: usize = 64;
+    for threads in [1, 2] {
+        let pool = pool(threads);
+        let all_held = Arc::new(Barrier::new(threads + 1));
+        let release = Arc::new(Barrier::new(threads + 1));
+        for _ in 0..threads {
+            let (all_held, release) = (Arc::clone(&all_held), Arc::clone(&release));
+            pool.spawn(move || {
+                all_held.wait();
+                release.wait();
+            });
+        }
+        all_held.wait();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, usize)>();
+        for task in 0..TASKS {
+            let tx = tx.clone();
+            pool.spawn(move || {
+                let worker = blitz_runtime::current_thread_index().unwrap();
+                tx.send((worker, task)).unwrap();
+            });
+        }
+        release.wait();
+        let started: Vec<(usize, usize)> = (0..TASKS)
+            .map(|_| {
+                rx.recv_timeout(Duration::from_secs(20))
+                    .expect("a task never ran")
+            })
+            .collect();
+        let first_worker = started.iter().find(|&&(_, task)| task == 0).unwrap().0;
+        let on_first_worker: Vec<usize> = started
+            .iter()
+            .filter(|&&(worker, _)| worker == first_worker)
+            .map(|&(_, task)| task)
+            .collect();
+        assert!(
+            on_first_worker.windows(2).all(|pair| pair[0] < pair[1]),
+            "{threads} workers: the worker that took the queue ran {on_first_worker:?}"
+        );
+        if threads == 1 {
+            assert_eq!(on_first_worker, (0..TASKS).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
 fn start_handlers_may_spawn_after_the_pool_is_dropped() {
     // Each start handler spawns onto its pool; the handle is dropped at once, possibly before
     // some workers have started. Every spawn is accepted and runs before the drop returns.

@@ -329,11 +329,16 @@ impl Worker {
     }
 
     /// Takes injected jobs: runs the oldest, pushes the rest onto our deque for thieves.
+    ///
+    /// The rest go on newest first, so that the oldest is at the bottom, where we pop: we run
+    /// the batch in the order it came in, and a thief takes from the newest end. Pushed oldest
+    /// first, we ran every job of a batch but the first newest first, and under a steady
+    /// stream of work from outside the oldest waited behind all that came after it.
     fn take_injected_job(&self) -> Option<JobRef> {
         let mut batch = self.registry.injector.take_all().into_iter();
         let first = batch.next()?;
         let mut pushed = 0;
-        for job in batch {
+        for job in batch.rev() {
             // SAFETY: owner thread.
             unsafe { self.deque().push(job.as_ptr()) };
             pushed += 1;
