@@ -17,8 +17,9 @@ use crate::threads::{Handlers, ThreadNameFn, start_workers};
 /// The environment variable that sets the default number of threads.
 ///
 /// Read when a pool is built without an explicit [`ThreadPoolBuilder::num_threads`]: a
-/// positive integer is the thread count, `0` means one thread per logical CPU, anything else
-/// makes the build fail with [`ThreadPoolBuildError::InvalidEnvVar`].
+/// positive integer is the thread count, `0` means one thread per logical CPU, an empty value
+/// is taken as unset, anything else makes the build fail with
+/// [`ThreadPoolBuildError::InvalidEnvVar`].
 ///
 /// ```
 /// assert_eq!(blitz::NUM_THREADS_ENV_VAR, "BLITZ_NUM_THREADS");
@@ -470,7 +471,9 @@ fn resolve_num_threads(
 ) -> Result<usize, ThreadPoolBuildError> {
     let requested = match explicit {
         Some(n) if n > 0 => n,
-        _ => match env_value {
+        // An empty value is taken as unset (`BLITZ_NUM_THREADS= cargo run`), as shells and
+        // most tools take it.
+        _ => match env_value.filter(|value| !value.trim().is_empty()) {
             Some(value) => match value.trim().parse::<usize>() {
                 Ok(0) => num_cpus,
                 Ok(n) if n <= MAX_THREADS => n,
@@ -509,6 +512,8 @@ mod tests {
         assert_eq!(resolve_num_threads(None, Some(" 5 "), 2).unwrap(), 5);
         assert_eq!(resolve_num_threads(Some(0), Some("0"), 4).unwrap(), 4);
         assert_eq!(resolve_num_threads(None, None, 6).unwrap(), 6);
+        assert_eq!(resolve_num_threads(None, Some(""), 3).unwrap(), 3);
+        assert_eq!(resolve_num_threads(None, Some("  "), 3).unwrap(), 3);
     }
 
     #[test]

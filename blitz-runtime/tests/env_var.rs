@@ -29,6 +29,19 @@ fn blitz_num_threads_is_read_and_validated() {
         .build()
         .expect("explicit");
     assert_eq!(pool.current_num_threads(), 2);
+    drop(pool);
+
+    // An empty value is taken as unset.
+    // SAFETY: as above.
+    unsafe { std::env::remove_var("BLITZ_NUM_THREADS") };
+    let unset = ThreadPoolBuilder::new()
+        .build()
+        .expect("unset")
+        .current_num_threads();
+    // SAFETY: as above.
+    unsafe { std::env::set_var("BLITZ_NUM_THREADS", "") };
+    let pool = ThreadPoolBuilder::new().build().expect("an empty value");
+    assert_eq!(pool.current_num_threads(), unset);
 
     // SAFETY: as above.
     unsafe { std::env::remove_var("BLITZ_NUM_THREADS") };
