@@ -99,6 +99,66 @@ fn static_method_between(d: u32) -> u64 {
     x * 100 + static_method_between(d - 1)
 }
 
+pub struct Ctx {
+    hits: AtomicU64,
+    log: Mutex<Vec<u32>>,
+}
+
+#[blitz::parallel]
+fn alias_between(d: u32, ctx: &Ctx) -> u64 {
+    if d == 0 {
+        return ctx.hits.load(SeqCst);
+    }
+    let x = alias_between(d - 1, ctx);
+    let hits = &ctx.hits;
+    hits.fetch_add(10, SeqCst);
+    x * 100 + alias_between(d - 1, ctx)
+}
+
+#[blitz::parallel]
+fn alias_before(d: u32, c: &AtomicU64) -> u64 {
+    if d == 0 {
+        return c.load(SeqCst);
+    }
+    let same = c;
+    let x = alias_before(d - 1, c);
+    bump(same);
+    x * 100 + alias_before(d - 1, c)
+}
+
+#[blitz::parallel]
+fn guard_between(d: u32, ctx: &Ctx) -> usize {
+    if d == 0 {
+        return ctx.log.lock().unwrap().len();
+    }
+    let x = guard_between(d - 1, ctx);
+    let Ctx { log, .. } = ctx;
+    log.lock().unwrap().push(d);
+    x * 100 + guard_between(d - 1, ctx)
+}
+
+/// The same body twice, with and without the attribute: a destructuring assignment between
+/// the calls changes what the second is given.
+macro_rules! destructured {
+    ($($attr:meta)?, $name:ident) => {
+        $(#[$attr])?
+        fn $name(n: u64) -> u64 {
+            if n < 2 {
+                return n + 1;
+            }
+            let mut m = n - 1;
+            let a = $name(m);
+            (m, _) = (n / 2, 0);
+            let b = $name(m);
+            let mut pair = [0, 0];
+            [pair[1], _] = [n / 3, 0];
+            a * 3 + b + $name(pair[1]) + $name(pair[0])
+        }
+    };
+}
+destructured!(blitz::parallel, destructured_parallel);
+destructured!(, destructured_sequential);
+
 #[test]
 fn a_call_between_keeps_its_place_before_the_later_call() {
     type Counted = fn(u32, &AtomicU64) -> u64;
@@ -124,6 +184,31 @@ fn a_call_between_keeps_its_place_before_the_later_call() {
             pool.install(|| static_method_between(1)),
             506,
             "static method"
+        );
+        let ctx = Ctx {
+            hits: AtomicU64::new(1),
+            log: Mutex::new(Vec::new()),
+        };
+        assert_eq!(
+            pool.install(|| alias_between(1, &ctx)),
+            111,
+            "`let hits = &ctx.hits`"
+        );
+        let c = AtomicU64::new(1);
+        assert_eq!(
+            pool.install(|| alias_before(1, &c)),
+            111,
+            "`let same = c` first"
+        );
+        assert_eq!(
+            pool.install(|| guard_between(1, &ctx)),
+            1,
+            "`let Ctx {{ log, .. }}`"
+        );
+        assert_eq!(
+            pool.install(|| destructured_parallel(20)),
+            destructured_sequential(20),
+            "`(m, _) = ..`, `[pair[1], _] = ..`"
         );
     }
 }

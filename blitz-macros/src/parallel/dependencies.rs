@@ -211,15 +211,13 @@ fn macro_may_change(mac: &syn::Macro) -> bool {
 
 impl<'ast> Visit<'ast> for ChangeFinder<'_> {
     fn visit_expr(&mut self, e: &'ast Expr) {
-        let target = match e {
-            Expr::Assign(a) => Some(&*a.left),
-            Expr::Binary(b) if is_assign_op(&b.op) => Some(&*b.left),
-            Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
-            _ => None,
+        let targets = match e {
+            Expr::Assign(a) => assignees(&a.left),
+            Expr::Binary(b) if is_assign_op(&b.op) => vec![&*b.left],
+            Expr::Reference(r) if r.mutability.is_some() => vec![&*r.expr],
+            _ => Vec::new(),
         };
-        if let Some(root) = target.and_then(place_root) {
-            self.out.insert(root);
-        }
+        self.out.extend(targets.into_iter().filter_map(place_root));
         syn::visit::visit_expr(self, e);
     }
 
@@ -254,6 +252,29 @@ pub(super) fn place_root(e: &Expr) -> Option<String> {
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_root(&u.expr),
         _ => None,
     }
+}
+
+/// The places the left side of an assignment writes: the place itself (`x`, `s.f[i]`), or
+/// each place a destructuring assignment names (`(a, _) = ..`, `[x, ..] = ..`,
+/// `S { f: a, .. } = ..`, `T(a, b) = ..`).
+pub(super) fn assignees(left: &Expr) -> Vec<&Expr> {
+    fn go<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| go(e, out)),
+            Expr::Array(a) => a.elems.iter().for_each(|e| go(e, out)),
+            Expr::Struct(s) => s.fields.iter().for_each(|f| go(&f.expr, out)),
+            // A tuple struct or variant: its arguments are the places.
+            Expr::Call(c) => c.args.iter().for_each(|e| go(e, out)),
+            Expr::Paren(p) => go(&p.expr, out),
+            // `_` and `..` write nothing.
+            Expr::Infer(_) => {}
+            Expr::Range(r) if r.start.is_none() && r.end.is_none() => {}
+            place => out.push(place),
+        }
+    }
+    let mut out = Vec::new();
+    go(left, &mut out);
+    out
 }
 
 /// Every identifier in `tokens`, including those a string literal names between braces: a
@@ -636,8 +657,10 @@ impl<'ast> Visit<'ast> for PlaceFinder<'_> {
                 true
             }
             Expr::Assign(a) => {
-                if !self.record(&a.left, true) {
-                    self.visit_expr(&a.left);
+                for place in assignees(&a.left) {
+                    if !self.record(place, true) {
+                        self.visit_expr(place);
+                    }
                 }
                 self.visit_expr(&a.right);
                 true

@@ -9,12 +9,19 @@
 //! `LOG.lock()`), may change global state any call reads. A forked call that names a place
 //! such a call may change, or any forked call beside a global effect, keeps its order against
 //! it: it is not moved past it.
+//!
+//! A binding may refer into another (`let hits = &ctx.hits;`, `let log = m;`), so a call
+//! given the one changes what the other names: each binding of the fn's body stands also for
+//! the bindings its value may borrow from (see [`aliases`]).
+
+use std::collections::{HashMap, HashSet};
 
 use syn::visit::Visit;
 use syn::{Expr, Item};
 
 use super::dependencies::field_path;
 use super::recursion::Callee;
+use crate::common::pat_bindings;
 
 /// The effects of the calls in some expressions (outside nested items and the fn's own
 /// recursive calls).
@@ -25,6 +32,8 @@ pub(super) struct CallEffects {
     places: Vec<Vec<String>>,
     /// A call may change state that no place names.
     global: bool,
+    /// The fn's [`aliases`].
+    aliases: HashMap<String, HashSet<String>>,
 }
 
 impl CallEffects {
@@ -32,7 +41,10 @@ impl CallEffects {
     pub(super) fn of<'e>(exprs: impl IntoIterator<Item = &'e Expr>, callee: &Callee) -> Self {
         let mut finder = EffectFinder {
             callee,
-            out: CallEffects::default(),
+            out: CallEffects {
+                aliases: callee.aliases.clone(),
+                ..CallEffects::default()
+            },
         };
         for e in exprs {
             finder.visit_expr(e);
@@ -56,6 +68,19 @@ impl CallEffects {
             .0
             .iter()
             .any(|named| self.places.iter().any(|changed| overlap(named, changed)))
+            || names.0.iter().any(|named| {
+                // A binding that may borrow from a changed place's root, or be borrowed by it.
+                let root = &named[0];
+                self.places.iter().any(|changed| {
+                    self.aliases
+                        .get(root)
+                        .is_some_and(|a| a.contains(&changed[0]))
+                        || self
+                            .aliases
+                            .get(&changed[0])
+                            .is_some_and(|a| a.contains(root))
+                })
+            })
     }
 }
 
@@ -132,6 +157,163 @@ fn is_static(e: &Expr) -> bool {
     })
 }
 
+/// The bindings of a fn body whose value may borrow from another binding, each with every
+/// binding it may reach that way (transitively): `let hits = &ctx.hits;` and `let log = m;`
+/// reach `ctx` and `m`, as do the bindings of `let Ctx { hits, .. } = ctx;`,
+/// `for h in &ctx.counters`, `if let Some(h) = ctx.get(0)` and `match`. A value computed by
+/// an operator, a literal, a macro or the fn's own recursive call borrows from nothing; a
+/// call may borrow from what it is given (`Arc::clone(&c)`, `wrap(c)`), a method call from
+/// its receiver.
+pub(super) fn aliases(block: &syn::Block, callee: &Callee) -> HashMap<String, HashSet<String>> {
+    struct Finder<'a> {
+        callee: &'a Callee,
+        direct: HashMap<String, HashSet<String>>,
+    }
+    impl Finder<'_> {
+        fn bind(&mut self, pat: &syn::Pat, value: &Expr) {
+            let mut roots = HashSet::new();
+            self.value_roots(value, &mut roots);
+            if roots.is_empty() {
+                return;
+            }
+            for binding in pat_bindings(pat) {
+                self.direct
+                    .entry(binding.ident.to_string())
+                    .or_default()
+                    .extend(roots.iter().cloned());
+            }
+        }
+
+        /// Whether a binding named by itself (`wrap(c)`, `let log = m;`) may hand out a
+        /// borrow: a reference parameter, `self`, or a binding that borrows already. Other
+        /// bindings (`Vec::with_capacity(mid)`) are taken to be copied or moved.
+        fn lends(&self, name: &str) -> bool {
+            name == "self"
+                || self.callee.shared_params.contains(name)
+                || self.callee.exclusive_params.contains(name)
+                || self.direct.contains_key(name)
+        }
+
+        /// The bindings `value` may borrow from.
+        fn value_roots(&self, value: &Expr, out: &mut HashSet<String>) {
+            let arg = |e: &Expr, out: &mut HashSet<String>| match e {
+                Expr::Path(_) | Expr::Field(_) | Expr::Index(_) | Expr::Reference(_) => {
+                    self.value_roots(e, out)
+                }
+                _ => {}
+            };
+            match value {
+                Expr::Path(p) if p.qself.is_none() => {
+                    if let Some(ident) = p.path.get_ident()
+                        && self.lends(&ident.to_string())
+                    {
+                        out.insert(ident.to_string());
+                    }
+                }
+                Expr::Field(f) => self.place_root(&f.base, out),
+                Expr::Index(i) => self.place_root(&i.expr, out),
+                Expr::Paren(p) => self.value_roots(&p.expr, out),
+                Expr::Group(g) => self.value_roots(&g.expr, out),
+                Expr::Reference(r) => self.place_root(&r.expr, out),
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                    self.place_root(&u.expr, out)
+                }
+                Expr::Try(t) => self.value_roots(&t.expr, out),
+                Expr::Tuple(t) => t.elems.iter().for_each(|e| self.value_roots(e, out)),
+                Expr::Array(a) => a.elems.iter().for_each(|e| self.value_roots(e, out)),
+                Expr::Struct(s) => s.fields.iter().for_each(|f| self.value_roots(&f.expr, out)),
+                // The fn's own recursive calls return values of their own.
+                e if self.callee.is_call(e) => {}
+                Expr::MethodCall(m) => {
+                    self.place_root(&m.receiver, out);
+                    m.args.iter().for_each(|a| arg(a, out));
+                }
+                Expr::Call(c) => c.args.iter().for_each(|a| arg(a, out)),
+                Expr::Block(b) => self.tail_roots(&b.block, out),
+                Expr::Unsafe(u) => self.tail_roots(&u.block, out),
+                Expr::If(i) => {
+                    self.tail_roots(&i.then_branch, out);
+                    if let Some((_, e)) = &i.else_branch {
+                        self.value_roots(e, out);
+                    }
+                }
+                Expr::Match(m) => m.arms.iter().for_each(|a| self.value_roots(&a.body, out)),
+                _ => {}
+            }
+        }
+
+        /// The binding a place borrowed from belongs to (`ctx` for `&ctx.hits`, `m` for
+        /// `m.lock()`), whatever its type; a computed base is a value's.
+        fn place_root(&self, place: &Expr, out: &mut HashSet<String>) {
+            match place {
+                Expr::Path(p) if p.qself.is_none() => {
+                    if let Some(ident) = p.path.get_ident() {
+                        out.insert(ident.to_string());
+                    }
+                }
+                Expr::Field(f) => self.place_root(&f.base, out),
+                Expr::Index(i) => self.place_root(&i.expr, out),
+                Expr::Paren(p) => self.place_root(&p.expr, out),
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                    self.place_root(&u.expr, out)
+                }
+                value => self.value_roots(value, out),
+            }
+        }
+
+        fn tail_roots(&self, block: &syn::Block, out: &mut HashSet<String>) {
+            if let Some(syn::Stmt::Expr(e, None)) = block.stmts.last() {
+                self.value_roots(e, out);
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let Some(init) = &l.init {
+                self.bind(&l.pat, &init.expr);
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.bind(&l.pat, &l.expr);
+            syn::visit::visit_expr_let(self, l);
+        }
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            self.bind(&f.pat, &f.expr);
+            syn::visit::visit_expr_for_loop(self, f);
+        }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            for arm in &m.arms {
+                self.bind(&arm.pat, &m.expr);
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut finder = Finder {
+        callee,
+        direct: HashMap::new(),
+    };
+    finder.visit_block(block);
+    // Each binding reaches what the bindings it reaches reach.
+    let direct = finder.direct;
+    direct
+        .keys()
+        .map(|name| {
+            let mut reached = HashSet::new();
+            let mut todo = vec![name.clone()];
+            while let Some(next) = todo.pop() {
+                for root in direct.get(&next).into_iter().flatten() {
+                    if root != name && reached.insert(root.clone()) {
+                        todo.push(root.clone());
+                    }
+                }
+            }
+            (name.clone(), reached)
+        })
+        .collect()
+}
+
 /// Every place an expression names, as a field path (outside nested items).
 struct PlaceNames(Vec<Vec<String>>);
 
@@ -204,6 +386,89 @@ mod tests {
         assert!(!reach(quote!(cost(k)), quote!(f(d - 1, c))));
         // The fn's own recursive calls are forked, not effects between.
         assert!(!reach(quote!(f(d - 2, c)), quote!(f(d - 1, c))));
+    }
+
+    /// The aliases of the body of `fn f(d: u32, c: &AtomicU64, ctx: &Ctx, n: usize)`.
+    fn aliases_of(body: TokenStream2) -> HashMap<String, HashSet<String>> {
+        let f: syn::ItemFn = syn::parse2(quote! {
+            fn f(d: u32, c: &AtomicU64, ctx: &Ctx, n: usize) -> u64 { #body }
+        })
+        .unwrap();
+        Callee::of(&f).unwrap().aliases
+    }
+
+    fn reached(aliases: &HashMap<String, HashSet<String>>, name: &str) -> Vec<String> {
+        let mut v: Vec<String> = aliases.get(name).into_iter().flatten().cloned().collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn bindings_that_borrow_from_others_are_aliases() {
+        let a = aliases_of(quote! {
+            let hits = &ctx.hits;
+            let same = c;
+            let guard = ctx.log.lock().unwrap();
+            let Ctx { total, .. } = ctx;
+            let shared = Arc::clone(&ctx.shared);
+            let wrapped = wrap(same);
+            let picked = if d > 0 { &ctx.a } else { &ctx.b };
+            for h in &ctx.counters { h.fetch_add(1, SeqCst); }
+            if let Some(first) = ctx.items.first() { first.touch(); }
+            f(d - 1, c, ctx, n) + f(d - 1, c, ctx, n)
+        });
+        for name in ["hits", "guard", "total", "shared", "picked", "h", "first"] {
+            assert_eq!(reached(&a, name), ["ctx"], "{name}");
+        }
+        assert_eq!(reached(&a, "same"), ["c"]);
+        // Through `same`, transitively.
+        assert_eq!(reached(&a, "wrapped"), ["c", "same"]);
+    }
+
+    #[test]
+    fn computed_values_and_recursive_results_borrow_from_nothing() {
+        let a = aliases_of(quote! {
+            let m = n - 1;
+            let k = n;
+            let buf = Vec::with_capacity(n);
+            let text = format!("{ctx:?}");
+            let left = f(d - 1, c, ctx, n);
+            let big = d > 3;
+            left + f(d - 1, c, ctx, m)
+        });
+        for name in ["m", "k", "buf", "text", "left", "big"] {
+            assert!(
+                reached(&a, name).is_empty(),
+                "{name}: {:?}",
+                reached(&a, name)
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_on_an_alias_reaches_calls_given_what_it_borrows_from() {
+        let f: syn::ItemFn = syn::parse2(quote! {
+            fn f(d: u32, ctx: &Ctx, n: usize) -> u64 {
+                let hits = &ctx.hits;
+                let buf = Vec::with_capacity(n);
+                f(d - 1, ctx, n) + f(d - 1, ctx, n)
+            }
+        })
+        .unwrap();
+        let callee = Callee::of(&f).unwrap();
+        let reach = |between: TokenStream2, call: TokenStream2| {
+            let between: Expr = syn::parse2(between).unwrap();
+            let call: Expr = syn::parse2(call).unwrap();
+            CallEffects::of([&between], &callee).reach(&call)
+        };
+        assert!(reach(
+            quote!(hits.fetch_add(1, SeqCst)),
+            quote!(f(d - 1, ctx, n))
+        ));
+        assert!(reach(quote!(bump(hits)), quote!(f(d - 1, ctx, n))));
+        // And the other way: a call given the original reaches a call given the alias.
+        assert!(reach(quote!(bump(ctx)), quote!(f(d - 1, hits, n))));
+        assert!(!reach(quote!(buf.push(1)), quote!(f(d - 1, ctx, n))));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Expr, FnArg, GenericParam, Ident, Item, ItemFn, Stmt};
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -48,6 +48,8 @@ pub(super) struct Callee {
     /// The parameters that are shared references (`&self`, `v: &[T]`): what is reached
     /// through them cannot change (short of interior mutability).
     pub(super) shared_params: HashSet<String>,
+    /// The bindings of the body that may borrow from others (see [`super::effects::aliases`]).
+    pub(super) aliases: HashMap<String, HashSet<String>>,
 }
 
 /// A free fn's recursive calls are recognised by its name (`f(..)`), so a binding of that name
@@ -290,7 +292,7 @@ impl Callee {
         if !is_method {
             check_not_shadowed(func)?;
         }
-        Ok(Callee {
+        let mut callee = Callee {
             name: sig.ident.clone(),
             is_method,
             has_receiver,
@@ -314,7 +316,10 @@ impl Callee {
                 .sum(),
             exclusive_params: with_exclusive_locals(&func.block, reference_params(sig, true)),
             shared_params: reference_params(sig, false),
-        })
+            aliases: HashMap::new(),
+        };
+        callee.aliases = super::effects::aliases(&func.block, &callee);
+        Ok(callee)
     }
 
     /// The form of `e` if it is a recursive call.
