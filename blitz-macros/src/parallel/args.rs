@@ -60,7 +60,7 @@ impl Parse for Args {
                         "`cutoff =` needs a value: `cutoff = <bool expr over the parameters>`",
                     ));
                 }
-                args.cutoff = Some(input.parse()?);
+                args.cutoff = Some(parse_cutoff(input)?);
             }
             if input.is_empty() {
                 break;
@@ -69,6 +69,27 @@ impl Parse for Args {
         }
         Ok(args)
     }
+}
+
+/// The value of `cutoff = ..`. An expression cut short (`cutoff = n <`) makes syn report the
+/// end of the attribute's input, spanned on the whole attribute: the error is put on the
+/// value's tokens instead.
+fn parse_cutoff(input: ParseStream) -> syn::Result<Expr> {
+    let error = match input.fork().parse::<Expr>() {
+        Ok(_) => return input.parse(),
+        Err(error) => error,
+    };
+    if !error.to_string().starts_with("unexpected end of input") {
+        return Err(error);
+    }
+    let mut value = TokenStream::new();
+    while !input.is_empty() && !input.peek(Token![,]) {
+        value.extend([input.parse::<proc_macro2::TokenTree>()?]);
+    }
+    Err(syn::Error::new_spanned(
+        value,
+        format!("this `cutoff` value is incomplete ({error})"),
+    ))
 }
 
 /// The annotated item, which must be a fn with a body.
