@@ -241,9 +241,40 @@ fn logged_serial(n: u64, log: &mut Vec<u64>) -> u64 {
     a + logged_serial(n - 1, log)
 }
 
+/// Each operand's block changes a local through a std method that takes `&mut self`, and the
+/// next statement reads it: the statements keep their order (forked, they would not compile).
+#[blitz::parallel]
+fn changed_locals(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let mut s = String::from("ab");
+    let mut v = [n, 3, 1, 2];
+    let a = changed_locals(n - 1) + {
+        s.make_ascii_uppercase();
+        v.select_nth_unstable(1);
+        v[..1].copy_from_slice(&[7]);
+        0
+    };
+    let b = changed_locals(n - 2) + (s == "AB") as u64 + v[0] + v[1];
+    a + b
+}
+
+fn changed_locals_serial(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let a = changed_locals_serial(n - 1);
+    a + changed_locals_serial(n - 2) + 1 + 7 + 2
+}
+
 #[test]
 fn a_call_stays_behind_a_statement_that_changes_what_it_reads() {
     for pool in pools() {
+        assert_eq!(
+            pool.install(|| changed_locals(12)),
+            changed_locals_serial(12)
+        );
         assert_eq!(pool.install(|| stepped(12, 1)), stepped_serial(12, 1));
         let (mut a, mut b) = (Vec::new(), Vec::new());
         assert_eq!(
