@@ -9,6 +9,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 use syn::{Expr, Ident, Pat, Path, Token, Type};
 
 use crate::common::{self, Branch, EscapeCheck, Ungroup};
@@ -299,6 +300,9 @@ pub(crate) fn analyse(fj: &ForkJoin) -> syn::Result<()> {
         if let Some(b) = &arm.binding {
             check_irrefutable(&b.pat)?;
         }
+        if fj.worker.is_none() {
+            check_no_earlier_result(&fj.arms, arm)?;
+        }
         let (inner, _) = common::peel_try(&arm.expr);
         common::check_escapes(
             inner,
@@ -312,6 +316,76 @@ pub(crate) fn analyse(fj: &ForkJoin) -> syn::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Written as `let` statements, `a = a + 1, b = a * 10` would give `b` the new `a`; run at
+/// the same time, the arms see only what was bound before the macro. So an arm may not name
+/// what an earlier arm binds (a name the arm binds again itself, as a closure's parameter or
+/// in a `let`, is its own). Checked for the user's own macro calls: those `#[parallel]` writes
+/// fork only independent statements.
+fn check_no_earlier_result(arms: &[Arm], arm: &Arm) -> syn::Result<()> {
+    struct Finder<'a> {
+        names: &'a [Ident],
+        found: Option<&'a Ident>,
+        at: Option<Span>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if self.at.is_none()
+                && p.qself.is_none()
+                && let Some(ident) = p.path.get_ident()
+                && let Some(name) = self.names.iter().find(|n| *n == ident)
+            {
+                self.found = Some(name);
+                self.at = Some(ident.span());
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let earlier: Vec<Ident> = arms
+        .iter()
+        .take_while(|a| !std::ptr::eq(*a, arm))
+        .filter_map(|a| a.binding.as_ref())
+        .flat_map(|b| common::pat_bindings(&b.pat))
+        .map(|p| p.ident.clone())
+        .collect();
+    if earlier.is_empty() {
+        return Ok(());
+    }
+    // Names the arm binds itself shadow the earlier arms' (wherever they are bound in it: a
+    // use the check misses is better than valid code refused).
+    let own: Vec<Ident> = {
+        struct Bound(Vec<Ident>);
+        impl<'ast> Visit<'ast> for Bound {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.push(p.ident.clone());
+                syn::visit::visit_pat_ident(self, p);
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut bound = Bound(Vec::new());
+        bound.visit_expr(&arm.expr);
+        bound.0
+    };
+    let names: Vec<Ident> = earlier.into_iter().filter(|n| !own.contains(n)).collect();
+    let mut finder = Finder {
+        names: &names,
+        found: None,
+        at: None,
+    };
+    finder.visit_expr(&arm.expr);
+    match (finder.found, finder.at) {
+        (Some(name), Some(at)) => Err(syn::Error::new(
+            at,
+            format!(
+                "`{name}` here is the `{name}` bound before this `fork_join!`, not the result of \
+                 the earlier arm that binds `{name}`: the arms run at the same time, so one \
+                 cannot use another's result; rename that arm's binding, or compute this \
+                 after `fork_join!`"
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn arm_tokens(arm: &Arm) -> TokenStream {
@@ -530,6 +604,25 @@ mod tests {
         assert!(error(quote!(a: 1 + 1, b: 2)).contains("write `name = expr`"));
         assert!(error(quote!(f(), { break })).contains("`break` cannot leave"));
         assert!(error(quote!(f(g()?), h())).contains("`?` cannot be used"));
+        assert!(error(quote!(a = a + 1, b = a * 10)).contains("not the result of"));
+        assert!(error(quote!((a, b) = f(), c = g(b))).contains("`b` here is"));
+    }
+
+    #[test]
+    fn an_arm_may_rebind_an_earlier_arms_name() {
+        assert!(fork_join(quote!(a = f(), b = v.iter().map(|a| a * 2).sum::<u64>())).is_ok());
+        assert!(
+            fork_join(quote!(
+                a = f(),
+                b = {
+                    let a = 3;
+                    a + 1
+                }
+            ))
+            .is_ok()
+        );
+        assert!(fork_join(quote!(a = f(), b = s.a + x.a())).is_ok());
+        assert!(fork_join(quote!(a = a + 1, b = g())).is_ok());
     }
 
     #[test]
