@@ -424,6 +424,29 @@ pub(crate) fn apply_tries(result: &Ident, tries: &[Token![?]]) -> TokenStream {
     out
 }
 
+/// The places the left side of an assignment writes: the place itself (`x`, `s.f[i]`), or
+/// each place a destructuring assignment names (`(a, _) = ..`, `[x, ..] = ..`,
+/// `S { f: a, .. } = ..`, `T(a, b) = ..`).
+pub(crate) fn assignees(left: &Expr) -> Vec<&Expr> {
+    fn go<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| go(e, out)),
+            Expr::Array(a) => a.elems.iter().for_each(|e| go(e, out)),
+            Expr::Struct(s) => s.fields.iter().for_each(|f| go(&f.expr, out)),
+            // A tuple struct or variant: its arguments are the places.
+            Expr::Call(c) => c.args.iter().for_each(|e| go(e, out)),
+            Expr::Paren(p) => go(&p.expr, out),
+            // `_` and `..` write nothing.
+            Expr::Infer(_) => {}
+            Expr::Range(r) if r.start.is_none() && r.end.is_none() => {}
+            place => out.push(place),
+        }
+    }
+    let mut out = Vec::new();
+    go(left, &mut out);
+    out
+}
+
 /// The bindings a pattern introduces (`a`, `mut b`, `c @ ..`), in order.
 pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
     struct Bindings<'ast>(Vec<&'ast syn::PatIdent>);

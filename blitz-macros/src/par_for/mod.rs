@@ -441,7 +441,9 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
                 },
                 _ => None,
             };
-            self.check(&e.left, op);
+            for place in crate::common::assignees(&e.left) {
+                self.check(place, op);
+            }
             syn::visit::visit_expr_assign(self, e);
         }
         fn visit_expr_binary(&mut self, e: &'a syn::ExprBinary) {

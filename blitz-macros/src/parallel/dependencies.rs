@@ -13,7 +13,7 @@ use syn::{Expr, Item, Stmt};
 
 use super::recursion::Callee;
 use super::rewrite::is_assign_op;
-use crate::common::pat_bindings;
+use crate::common::{assignees, pat_bindings};
 
 /// `place = value` or `place op= value` where `place` is a binding (`x`), as a statement
 /// form whose value can be forked and assigned after the join.
@@ -252,29 +252,6 @@ pub(super) fn place_root(e: &Expr) -> Option<String> {
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_root(&u.expr),
         _ => None,
     }
-}
-
-/// The places the left side of an assignment writes: the place itself (`x`, `s.f[i]`), or
-/// each place a destructuring assignment names (`(a, _) = ..`, `[x, ..] = ..`,
-/// `S { f: a, .. } = ..`, `T(a, b) = ..`).
-pub(super) fn assignees(left: &Expr) -> Vec<&Expr> {
-    fn go<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match e {
-            Expr::Tuple(t) => t.elems.iter().for_each(|e| go(e, out)),
-            Expr::Array(a) => a.elems.iter().for_each(|e| go(e, out)),
-            Expr::Struct(s) => s.fields.iter().for_each(|f| go(&f.expr, out)),
-            // A tuple struct or variant: its arguments are the places.
-            Expr::Call(c) => c.args.iter().for_each(|e| go(e, out)),
-            Expr::Paren(p) => go(&p.expr, out),
-            // `_` and `..` write nothing.
-            Expr::Infer(_) => {}
-            Expr::Range(r) if r.start.is_none() && r.end.is_none() => {}
-            place => out.push(place),
-        }
-    }
-    let mut out = Vec::new();
-    go(left, &mut out);
-    out
 }
 
 /// Every identifier in `tokens`, including those a string literal names between braces: a
