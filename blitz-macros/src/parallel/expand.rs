@@ -109,6 +109,9 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
             ),
         );
     }
+    if let Some(error) = calls_that_never_run_together(&func.block, callee) {
+        return error;
+    }
     let call = if !callee.is_method {
         format!("`{name}(a) + {name}(b)`")
     } else if callee.has_receiver {
@@ -125,6 +128,108 @@ fn no_fork_point(func: &ItemFn, callee: &Callee) -> syn::Error {
              restructure the recursion, or remove the attribute"
         ),
     )
+}
+
+/// The first place where two recursive calls stand that cannot fork because they do not
+/// both run, said so: the sides of `&&` or `||`, or the branches of an `if` or a `match` of
+/// which only one runs (when no branch has two calls of its own).
+fn calls_that_never_run_together(block: &Block, callee: &Callee) -> Option<syn::Error> {
+    struct Calls<'a>(&'a Callee, usize);
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.0.is_call(e) {
+                self.1 += 1;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    struct Finder<'a> {
+        callee: &'a Callee,
+        found: Option<syn::Error>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            let short_circuit = match b.op {
+                syn::BinOp::And(_) => Some(("&&", "true")),
+                syn::BinOp::Or(_) => Some(("||", "false")),
+                _ => None,
+            };
+            if self.found.is_none()
+                && let Some((op, value)) = short_circuit
+                && self.calls(|c| c.visit_expr(&b.left)) > 0
+                && self.calls(|c| c.visit_expr(&b.right)) > 0
+            {
+                let name = &self.callee.name;
+                self.found = Some(syn::Error::new_spanned(
+                    b,
+                    format!(
+                        "`#[parallel]` found no fork point in `{name}`: `{op}` runs its right \
+                         side only if the left one is {value}, so these recursive calls are not \
+                         siblings it can run at once; to run both in parallel anyway (both then \
+                         always run), bind them first: `let (a, b) = (left, right); a {op} b`"
+                    ),
+                ));
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+            if self.found.is_none()
+                && let Some((_, other)) = &i.else_branch
+            {
+                let then = self.calls(|c| c.visit_block(&i.then_branch));
+                let otherwise = self.calls(|c| c.visit_expr(other));
+                if then == 1 && otherwise == 1 {
+                    self.found = Some(self.one_branch_runs(i, "`if`"));
+                }
+            }
+            syn::visit::visit_expr_if(self, i);
+        }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            if self.found.is_none() {
+                let per_arm: Vec<usize> = m
+                    .arms
+                    .iter()
+                    .map(|a| self.calls(|c| c.visit_expr(&a.body)))
+                    .collect();
+                if per_arm.iter().filter(|&&n| n > 0).count() > 1 && per_arm.iter().all(|&n| n < 2)
+                {
+                    self.found = Some(self.one_branch_runs(m, "`match`"));
+                }
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    impl Finder<'_> {
+        /// The recursive calls `visit` finds.
+        fn calls(&self, visit: impl FnOnce(&mut Calls)) -> usize {
+            let mut calls = Calls(self.callee, 0);
+            visit(&mut calls);
+            calls.1
+        }
+
+        fn one_branch_runs(&self, at: &dyn ToTokens, what: &str) -> syn::Error {
+            let name = &self.callee.name;
+            syn::Error::new_spanned(
+                at,
+                format!(
+                    "`#[parallel]` found no fork point in `{name}`: its recursive calls are in \
+                     different branches of this {what}, and only one branch runs, so there is \
+                     nothing to run in parallel (a search that recurses into one side); \
+                     remove the attribute"
+                ),
+            )
+        }
+    }
+    let mut finder = Finder {
+        callee,
+        found: None,
+    };
+    finder.visit_block(block);
+    finder.found
 }
 
 /// A `use` in `block` that brings a path ending in `name` in as `other` (`use self::fib as
