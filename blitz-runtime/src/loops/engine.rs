@@ -187,12 +187,27 @@ where
     } else {
         SHARE_AFTER
     };
-    let (done, rest) = probe(source, grain, limit, site, stop, leaf, combine);
-    let Some(rest) = rest else {
-        return done;
-    };
-    let rest = share(worker, rest, grain, stop, leaf, combine);
-    combine(done, rest)
+    match probe(source, grain, limit, site, stop, leaf, combine) {
+        Probed::Done(done) => done,
+        Probed::Rest(done, rest) => {
+            let rest = share(worker, rest, grain, stop, leaf, combine);
+            combine(done, rest)
+        }
+        Probed::Sampled {
+            done,
+            front,
+            sample,
+            tail,
+        } => {
+            // The step's front, then its sample's result, then the tail: in order.
+            let front = share(worker, front, grain, stop, leaf, combine);
+            let done = combine(combine(done, front), sample);
+            match tail {
+                Some(tail) => combine(done, share(worker, tail, grain, stop, leaf, combine)),
+                None => done,
+            }
+        }
+    }
 }
 
 /// Phase 2 of [`drive`] for what the probe left: split and fork it on `worker`. The loop is
@@ -289,6 +304,32 @@ struct Rest<P> {
     publish_len: usize,
 }
 
+/// What phase 1 of [`drive`] did.
+enum Probed<P, T> {
+    /// It ran the whole loop.
+    Done(T),
+    /// It ran the front of the loop (the result) and leaves the rest to share.
+    Rest(T, Rest<P>),
+    /// A step's sample (see [`STEP_SAMPLE`]) took the time left: `done` ran before the step,
+    /// `sample` is the result of the step's last items, `front` the rest of the step, and
+    /// `tail` what comes after it.
+    Sampled {
+        done: T,
+        front: Rest<P>,
+        sample: T,
+        tail: Option<Rest<P>>,
+    },
+}
+
+/// A probe step that grows the items run so far by more than [`EARLY_GROWTH`] first runs its
+/// last `STEP_SAMPLE` minimal steps' worth of items, and only then the rest of the step if
+/// the limit has not passed. The items run so far set the step's length, and they may say
+/// nothing of the items ahead: 16 items that a filter rejects, then items of 400 us, made a
+/// step of the next 496 items, which the caller then ran alone (every worker idle, 232 ms
+/// where rayon took 5 on 64 workers). A sample from the step's far end catches a loop whose
+/// items cost more further on, for the price of one more leaf call per long step.
+const STEP_SAMPLE: usize = EARLY_GROWTH;
+
 /// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
 /// done or `limit` (in [`timestamp`] units) has passed. Returns the result so far and what is
 /// left, if anything. Marks `site` as having expensive items if the first
@@ -302,7 +343,7 @@ fn probe<P, T, L, C, S>(
     stop: &S,
     leaf: &L,
     combine: &C,
-) -> (T, Option<Rest<P>>)
+) -> Probed<P, T>
 where
     P: ParallelSource,
     L: Fn(P, usize) -> T,
@@ -333,7 +374,43 @@ where
             let (piece, tail) = split_front(rest, step);
             (piece, (tail.par_len() > 0).then_some(tail))
         };
+        let sample_len = step_min.saturating_mul(STEP_SAMPLE);
+        let (piece, sampled) = if offset >= step_min.saturating_mul(EARLY_SAMPLE)
+            && piece.par_len() >= sample_len.saturating_mul(2)
+        {
+            // A long step: its last items first (see `STEP_SAMPLE`).
+            let front_len = piece.par_len() - sample_len;
+            let (front, sample) = split_at_checked(piece, front_len);
+            let sample = run_leaf(leaf, sample, offset.saturating_add(front_len));
+            if timestamp().wrapping_sub(started) >= share_after {
+                let elapsed = timestamp().wrapping_sub(started);
+                let ran = offset.saturating_add(sample_len);
+                let publish_len = items_lasting(LONG_HALF, ran, elapsed);
+                let after = offset.saturating_add(front_len).saturating_add(sample_len);
+                return Probed::Sampled {
+                    done: done.expect("a long step comes after the early ones"),
+                    front: Rest {
+                        source: front,
+                        offset,
+                        publish_len,
+                    },
+                    sample,
+                    tail: tail.map(|source| Rest {
+                        source,
+                        offset: after,
+                        publish_len,
+                    }),
+                };
+            }
+            (front, Some(sample))
+        } else {
+            (piece, None)
+        };
         let result = run_leaf(leaf, piece, offset);
+        let result = match sampled {
+            Some(sample) => combine(result, sample),
+            None => result,
+        };
         done = Some(match done {
             Some(done) => combine(done, result),
             None => result,
@@ -356,12 +433,12 @@ where
                 offset,
                 publish_len: items_lasting(LONG_HALF, offset, elapsed),
             };
-            return (done.unwrap(), Some(rest));
+            return Probed::Rest(done.unwrap(), rest);
         }
         step = next_probe_step(offset, elapsed, share_after - elapsed, step_min, step_max);
     }
     // `done` is set: the loop body ran at least once.
-    (done.unwrap(), None)
+    Probed::Done(done.unwrap())
 }
 
 /// The length of the probe's next step, after `offset` items ran in `elapsed` ticks with

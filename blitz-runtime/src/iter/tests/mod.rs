@@ -500,6 +500,40 @@ fn an_expensive_loop_uses_every_worker() {
     assert!(per_worker.iter().all(|&n| n > 0), "{per_worker:?}");
 }
 
+/// A loop whose first items cost nothing and whose later ones are expensive is shared too:
+/// the probe's cheap first steps must not make it run the rest on the caller alone. The
+/// loop starts once the other workers have gone to sleep, when the probe's limit is the
+/// longest.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_loop_whose_expensive_items_come_after_free_ones_uses_every_worker() {
+    let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let free = 16;
+    let v: Vec<usize> = (0..free + 128).collect();
+    let ran_on: Vec<AtomicUsize> = v.iter().map(|_| AtomicUsize::new(usize::MAX)).collect();
+    let sum: usize = pool.install(|| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        v.par_iter()
+            .map(|&i| {
+                if i >= free {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                ran_on[i].store(crate::current_thread_index().unwrap(), Ordering::Relaxed);
+                i
+            })
+            .sum()
+    });
+    assert_eq!(sum, v.iter().sum::<usize>());
+    let mut per_worker = [0usize; 4];
+    for worker in &ran_on[free..] {
+        per_worker[worker.load(Ordering::Relaxed)] += 1;
+    }
+    assert!(
+        per_worker.iter().all(|&n| n > 0),
+        "the expensive items ran {per_worker:?} per worker"
+    );
+}
+
 /// An indexed iterator written in safe code whose `len` is wrong: its producer holds `real`
 /// items, and it claims `claimed`.
 struct WrongLen {
