@@ -75,8 +75,11 @@ where
     PA: ParallelSource + IntoIterator,
     PB: ParallelSource + IntoIterator<Item = PA::Item>,
 {
+    /// Saturating: two sources with more than `usize::MAX` items together report
+    /// `usize::MAX`, as a source longer than a length can count does (a wrapped sum made a
+    /// search over `(0..usize::MAX).chain(0..5)` see 4 items).
     fn par_len(&self) -> usize {
-        self.a.par_len() + self.b.par_len()
+        self.a.par_len().saturating_add(self.b.par_len())
     }
 
     fn par_split_at(self, index: usize) -> (Self, Self) {
@@ -106,6 +109,31 @@ where
 
     fn par_min_len(&self) -> usize {
         self.a.par_min_len().max(self.b.par_min_len())
+    }
+
+    /// Halves the side that is too long to count (see `par_len`), which holds most items.
+    fn par_split_half(self) -> (Self, Self) {
+        if self.a.par_len() == usize::MAX {
+            let (a_front, a_back) = self.a.par_split_half();
+            let (b_none, b) = self.b.par_split_at(0);
+            let front = ChainProducer {
+                a: a_front,
+                b: b_none,
+            };
+            (front, ChainProducer { a: a_back, b })
+        } else if self.b.par_len() == usize::MAX {
+            let (b_front, b_back) = self.b.par_split_half();
+            let a_len = self.a.par_len();
+            let (a, a_none) = self.a.par_split_at(a_len);
+            let back = ChainProducer {
+                a: a_none,
+                b: b_back,
+            };
+            (ChainProducer { a, b: b_front }, back)
+        } else {
+            let mid = self.par_len() / 2;
+            self.par_split_at(mid)
+        }
     }
 
     fn par_max_len(&self) -> usize {

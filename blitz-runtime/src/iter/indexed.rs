@@ -1,8 +1,6 @@
 //! The adaptors that need an indexed base: `enumerate`, `zip`, `skip`, `take`, `rev`,
 //! `step_by` (`chunks` and its folds are in `chunks`).
 
-use std::ops::RangeFrom;
-
 use super::pair::{PairCallback, with_producers};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
@@ -100,10 +98,62 @@ impl<P: ParallelSource> ParallelSource for EnumerateProducer<P> {
 
 impl<P: IntoIterator> IntoIterator for EnumerateProducer<P> {
     type Item = (usize, P::Item);
-    type IntoIter = std::iter::Zip<RangeFrom<usize>, P::IntoIter>;
+    type IntoIter = Enumerated<P::IntoIter>;
 
     fn into_iter(self) -> Self::IntoIter {
-        (self.offset..).zip(self.base)
+        Enumerated {
+            next_index: self.offset,
+            base: self.base.into_iter(),
+        }
+    }
+}
+
+/// The sequential side of an `enumerate` piece: `std`'s `Enumerate` from an offset. Not
+/// `(offset..).zip(base)`: a `RangeFrom` steps past its value when it yields it, which
+/// overflows (a panic in a debug build) after an item at index `usize::MAX - 1`, and the zip
+/// asked it for one more index before finding the base exhausted. `nth` skips in the base,
+/// so `step_by` over an enumerated range does not produce the items it skips.
+pub(super) struct Enumerated<I> {
+    next_index: usize,
+    base: I,
+}
+
+impl<I: Iterator> Iterator for Enumerated<I> {
+    type Item = (usize, I::Item);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.base.next()?;
+        let index = self.next_index;
+        // Wrapping: past the last index there is no item to number.
+        self.next_index = index.wrapping_add(1);
+        Some((index, item))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<Self::Item> {
+        let item = self.base.nth(n)?;
+        let index = self.next_index.wrapping_add(n);
+        self.next_index = index.wrapping_add(1);
+        Some((index, item))
+    }
+
+    #[inline]
+    fn fold<B, F>(self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, Self::Item) -> B,
+    {
+        let mut index = self.next_index;
+        self.base.fold(init, move |acc, item| {
+            let numbered = (index, item);
+            index = index.wrapping_add(1);
+            f(acc, numbered)
+        })
     }
 }
 

@@ -470,6 +470,30 @@ fn a_panic_propagates_and_the_pool_survives() {
     );
 }
 
+/// Sources whose lengths are at the edge of a `usize`: a chain longer than a length can count
+/// searches its true items (a wrapped length made it see 4), and `enumerate` numbers an item
+/// at index `usize::MAX - 1` without stepping past it, and skips without producing.
+#[test]
+fn chains_and_enumerations_at_the_edge_of_usize() {
+    on_pools(|| {
+        let chain = || (0..usize::MAX).into_par_iter().chain(0..5usize);
+        assert_eq!(chain().find_last(|_| true), Some(4));
+        assert_eq!(chain().find_any(|&x| x == 4), Some(4));
+        let last = (0..usize::MAX)
+            .into_par_iter()
+            .enumerate()
+            .find_last(|_| true);
+        assert_eq!(last, Some((usize::MAX - 1, usize::MAX - 1)));
+        let every: Vec<(usize, usize)> = (0..usize::MAX)
+            .into_par_iter()
+            .enumerate()
+            .step_by(1 << 62)
+            .collect();
+        let want: Vec<(usize, usize)> = (0..4).map(|k| (k << 62, k << 62)).collect();
+        assert_eq!(every, want);
+    });
+}
+
 /// A long loop is shared: with expensive items every worker of the pool takes part. (Not
 /// under Miri, whose clock runs the probe's limit at a different scale.)
 #[test]
