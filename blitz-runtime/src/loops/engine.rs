@@ -29,7 +29,7 @@
 //! what ordered searches and in-place collection need.
 
 use super::ParallelSource;
-use super::history::{EXPENSIVE_SITES, Site};
+use super::history::{Remembered, SITES, Site, SiteTable};
 use super::splitter::Splitter;
 use crate::join::timestamp;
 use crate::registry::Worker;
@@ -100,6 +100,19 @@ const EXPENSIVE_STEPS: usize = EARLY_GROWTH;
 /// the result back (a microsecond or two), so a loop of a few thousand additions still stays
 /// on its caller, and one of expensive items is shared after its first item.
 const SHARE_WITH_HUNGRY_PEER: u64 = SHARE_AFTER / 16;
+
+/// A loop is remembered as short (see `history`) if the probe expects it to take at most
+/// `1 / SHORT_LOOP` of its limit.
+const SHORT_LOOP: u64 = 4;
+
+/// A run of a loop remembered as short skips the probe's early steps if it has at most this
+/// many times the remembered length: at the remembered rate, it then takes at most half the
+/// limit.
+const SHORT_LOOP_GROWTH: usize = 2;
+
+/// A run of a loop remembered as short is probed as usual if its first item takes
+/// `1 / SHORT_ITEM` of the limit or more: its items cost more than last time.
+const SHORT_ITEM: u64 = 16;
 
 /// See `probe`: probe steps end on multiples of this many items.
 const ALIGN_ITEMS: usize = 16;
@@ -177,17 +190,32 @@ where
         return share(worker, rest, grain, stop, leaf, combine);
     }
     let site = Site::of(run_leaf::<P, T, L> as fn(&L, P, usize) -> T as usize);
-    if EXPENSIVE_SITES.has_expensive_items(site) {
-        return share_at_once(worker, source, grain, site, stop, leaf, combine);
-    }
+    let short_before = match SITES.recall(site) {
+        Remembered::ExpensiveItems => {
+            return share_at_once(worker, source, grain, site, stop, leaf, combine);
+        }
+        Remembered::ShortLoop { len: short } => len <= short.saturating_mul(SHORT_LOOP_GROWTH),
+        Remembered::Nothing => false,
+    };
     // With a peer awake and looking for work, sharing costs a steal, not a wake-up.
     let hungry_peer = worker.has_idle_awake_peer();
-    let limit = if hungry_peer {
-        SHARE_WITH_HUNGRY_PEER
+    let (limit, short_before) = if hungry_peer {
+        // A short loop was remembered against the full limit.
+        (SHARE_WITH_HUNGRY_PEER, false)
     } else {
-        SHARE_AFTER
+        (SHARE_AFTER, short_before)
     };
-    match probe(source, grain, limit, site, stop, leaf, combine) {
+    let memory = (&SITES, site);
+    match probe(
+        source,
+        grain,
+        share_after(limit),
+        memory,
+        short_before,
+        stop,
+        leaf,
+        combine,
+    ) {
         Probed::Done(done) => done,
         Probed::Rest(done, rest) => {
             let rest = share(worker, rest, grain, stop, leaf, combine);
@@ -282,7 +310,7 @@ where
         let elapsed = u128::from(timestamp().wrapping_sub(started));
         // Cheap if a probe step would not have reached the limit at this rate.
         if items > 0 && elapsed * marked_step < u128::from(SHARE_AFTER) * items {
-            EXPENSIVE_SITES.mark_cheap(site);
+            SITES.forget(site);
         }
         result
     };
@@ -327,9 +355,9 @@ enum Probed<P, T> {
     },
 }
 
-/// A probe step that grows the items run so far by more than [`EARLY_GROWTH`] first runs its
-/// last `STEP_SAMPLE` minimal steps' worth of items, and only then the rest of the step if
-/// the limit has not passed. The items run so far set the step's length, and they may say
+/// A probe step after the early ones (see [`EARLY_SAMPLE`]; after the first one at a site
+/// remembered as a short loop, see `history`) first runs its last `STEP_SAMPLE` minimal steps'
+/// worth of items, and only then the rest of the step if the limit has not passed. The items run so far set the step's length, and they may say
 /// nothing of the items ahead: 16 items that a filter rejects, then items of 400 us, made a
 /// step of the next 496 items, which the caller then ran alone (every worker idle, 232 ms
 /// where rayon took 5 on 64 workers). A sample from the step's far end catches a loop whose
@@ -338,14 +366,20 @@ const STEP_SAMPLE: usize = EARLY_GROWTH;
 
 /// Phase 1 of [`drive`]: runs pieces from the front of `source` on the caller until it is
 /// done or `limit` (in [`timestamp`] units) has passed. Returns the result so far and what is
-/// left, if anything. Marks `site` as having expensive items if the first
-/// [`EXPENSIVE_STEPS`] minimal steps' worth of items took [`SHARE_AFTER`] (see `history`).
+/// left, if anything. In `memory`'s table, marks its site as having expensive items if the
+/// first [`EXPENSIVE_STEPS`] minimal steps' worth of items took [`SHARE_AFTER`], and remembers
+/// it as a short loop if it ran whole in a fraction of the limit (see `history`).
+///
+/// `short_before`: the site was remembered as a short loop of at least half this length.
+/// Unless its first item takes [`SHORT_ITEM`] of the limit, the rest then runs as one step,
+/// without the early steps.
 #[allow(clippy::too_many_arguments)]
 fn probe<P, T, L, C, S>(
     source: P,
     grain: usize,
     limit: u64,
-    site: Site,
+    (sites, site): (&SiteTable, Site),
+    short_before: bool,
     stop: &S,
     leaf: &L,
     combine: &C,
@@ -356,8 +390,10 @@ where
     C: Fn(T, T) -> T,
     S: Stop,
 {
-    let share_after = share_after(limit);
+    let share_after = limit;
     let started = timestamp();
+    let total = source.par_len();
+    let mut short_before = short_before;
     let step_min = min_step(&source, grain);
     let step_max = source.par_max_len().max(step_min);
     let mut done: Option<T> = None;
@@ -381,37 +417,44 @@ where
             (piece, (tail.par_len() > 0).then_some(tail))
         };
         let sample_len = step_min.saturating_mul(STEP_SAMPLE);
-        let (piece, sampled) = if offset >= step_min.saturating_mul(EARLY_SAMPLE)
-            && piece.par_len() >= sample_len.saturating_mul(2)
-        {
-            // A long step: its last items first (see `STEP_SAMPLE`).
-            let front_len = piece.par_len() - sample_len;
-            let (front, sample) = split_at_checked(piece, front_len);
-            let sample = run_leaf(leaf, sample, offset.saturating_add(front_len));
-            if timestamp().wrapping_sub(started) >= share_after {
-                let elapsed = timestamp().wrapping_sub(started);
-                let ran = offset.saturating_add(sample_len);
-                let publish_len = items_lasting(LONG_HALF, ran, elapsed);
-                let after = offset.saturating_add(front_len).saturating_add(sample_len);
-                return Probed::Sampled {
-                    done: done.expect("a long step comes after the early ones"),
-                    front: Rest {
-                        source: front,
-                        offset,
-                        publish_len,
-                    },
-                    sample,
-                    tail: tail.map(|source| Rest {
-                        source,
-                        offset: after,
-                        publish_len,
-                    }),
-                };
-            }
-            (front, Some(sample))
+        let early_end = if short_before {
+            step_min
         } else {
-            (piece, None)
+            step_min.saturating_mul(EARLY_SAMPLE)
         };
+        let (piece, sampled) =
+            if offset >= early_end && piece.par_len() >= sample_len.saturating_mul(2) {
+                // A long step: its last items first (see `STEP_SAMPLE`).
+                let front_len = piece.par_len() - sample_len;
+                let (front, sample) = split_at_checked(piece, front_len);
+                let sample = run_leaf(leaf, sample, offset.saturating_add(front_len));
+                let elapsed = timestamp().wrapping_sub(started);
+                if elapsed >= share_after {
+                    if short_before {
+                        sites.forget(site);
+                    }
+                    let ran = offset.saturating_add(sample_len);
+                    let publish_len = items_lasting(LONG_HALF, ran, elapsed);
+                    let after = offset.saturating_add(front_len).saturating_add(sample_len);
+                    return Probed::Sampled {
+                        done: done.expect("a long step comes after the early ones"),
+                        front: Rest {
+                            source: front,
+                            offset,
+                            publish_len,
+                        },
+                        sample,
+                        tail: tail.map(|source| Rest {
+                            source,
+                            offset: after,
+                            publish_len,
+                        }),
+                    };
+                }
+                (front, Some(sample))
+            } else {
+                (piece, None)
+            };
         let result = run_leaf(leaf, piece, offset);
         let result = match sampled {
             Some(sample) => combine(result, sample),
@@ -428,10 +471,15 @@ where
         offset = offset.saturating_add(step);
         rest = tail;
         let elapsed = timestamp().wrapping_sub(started);
+        if short_before && elapsed >= share_after {
+            // Not a short loop this time. (Before a mark of expensive items, which replaces
+            // it.)
+            sites.forget(site);
+        }
         if offset <= step_min.saturating_mul(EXPENSIVE_STEPS) && elapsed >= SHARE_AFTER {
             // The first few items took the full limit: the next run of this loop is shared at
             // once.
-            EXPENSIVE_SITES.mark_expensive(site);
+            sites.mark_expensive(site);
         }
         if elapsed >= share_after {
             let rest = Rest {
@@ -441,7 +489,27 @@ where
             };
             return Probed::Rest(done.unwrap(), rest);
         }
+        if short_before && offset == step_min {
+            if elapsed < share_after / SHORT_ITEM {
+                // A short loop last time, and its first item agrees: the rest in one step,
+                // its last items first.
+                step = step_max;
+                continue;
+            }
+            // The first item alone took a good part of the limit: probe as usual.
+            short_before = false;
+        }
         step = next_probe_step(offset, elapsed, share_after - elapsed, step_min, step_max);
+        let last_step = total.saturating_sub(offset) < step.saturating_add(step_min);
+        if last_step
+            && !short_before
+            && u128::from(elapsed) * total as u128
+                <= u128::from(share_after / SHORT_LOOP) * offset as u128
+        {
+            // The next step ends the loop, which at the rate so far takes a fraction of the
+            // limit: the next run can skip the early steps (see `history`).
+            sites.remember_short_loop(site, total);
+        }
     }
     // `done` is set: the loop body ran at least once.
     Probed::Done(done.unwrap())

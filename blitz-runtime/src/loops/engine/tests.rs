@@ -151,6 +151,117 @@ fn probe_steps_grow_slowly_until_the_sample_is_large() {
     assert_eq!(next_probe_step(16, 16, plenty, 1, 100), 100);
 }
 
+/// The pieces one probe runs, in the order it runs them, and what it returns: `Some(n)` if
+/// it ran the whole loop (`n` items), `None` if it left a rest to share. `limit` is in
+/// [`timestamp`] units; item `i` sleeps `sleep(i)`.
+fn probed_pieces(
+    len: usize,
+    limit: u64,
+    memory: (&SiteTable, Site),
+    short_before: bool,
+    sleep: impl Fn(usize) -> std::time::Duration,
+) -> (Vec<(usize, usize)>, Option<usize>) {
+    let seen = Mutex::new(Vec::new());
+    let leaf = |piece: std::ops::Range<usize>, offset: usize| {
+        assert_eq!(piece.start, offset);
+        for i in piece.clone() {
+            std::thread::sleep(sleep(i));
+        }
+        seen.lock().unwrap().push((offset, piece.len()));
+        piece.len()
+    };
+    let probed = probe(
+        0..len,
+        1,
+        limit,
+        memory,
+        short_before,
+        &NeverStop,
+        &leaf,
+        &|a, b| a + b,
+    );
+    let done = match probed {
+        Probed::Done(n) => Some(n),
+        Probed::Rest(..) | Probed::Sampled { .. } => None,
+    };
+    (seen.into_inner().unwrap(), done)
+}
+
+/// A loop that ran whole on its caller, well within the limit, is remembered with its
+/// length; the next run of up to twice as many items skips the early steps (after its first
+/// item, the rest in one step, its last items first), and so does not remember it again. A
+/// run that has to share forgets it.
+#[test]
+fn a_short_loop_skips_the_early_steps_on_its_next_run() {
+    use crate::loops::history::Remembered;
+    let table = SiteTable::new();
+    let site = Site::of(0x5a5a_0010);
+    let plenty = u64::MAX / 4;
+    let no_sleep = |_| std::time::Duration::ZERO;
+    let (first, done) = probed_pieces(2000, plenty, (&table, site), false, no_sleep);
+    assert_eq!(done, Some(2000));
+    assert_eq!(first, [(0, 1), (1, 3), (4, 12), (1996, 4), (16, 1980)]);
+    assert_eq!(table.recall(site), Remembered::ShortLoop { len: 2000 });
+
+    let (next, done) = probed_pieces(4000, plenty, (&table, site), true, no_sleep);
+    assert_eq!(done, Some(4000));
+    assert_eq!(next, [(0, 1), (3996, 4), (1, 3995)]);
+    assert_eq!(table.recall(site), Remembered::ShortLoop { len: 2000 });
+
+    // No time at all: the first item is over the limit, and the rest is left to share.
+    let (shared, done) = probed_pieces(2000, 0, (&table, site), true, no_sleep);
+    assert_eq!((shared.as_slice(), done), (&[(0, 1)][..], None));
+    assert_eq!(table.recall(site), Remembered::Nothing);
+}
+
+/// The least time (in [`timestamp`] units) that three sleeps of `duration` took.
+fn least_ticks_of_sleep(duration: std::time::Duration) -> u64 {
+    (0..3)
+        .map(|_| {
+            let started = timestamp();
+            std::thread::sleep(duration);
+            timestamp().wrapping_sub(started)
+        })
+        .min()
+        .unwrap()
+}
+
+/// A run of a loop remembered as short whose first item takes a good part of the limit is
+/// probed as usual (its items cost more than last time, and the early steps are for that);
+/// one whose last items do is shared, and forgotten as a short loop. (Not under Miri, whose
+/// clock runs at a different scale.)
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_short_loop_whose_items_turn_slow_is_probed_as_usual() {
+    use crate::loops::history::Remembered;
+    let table = SiteTable::new();
+    let site = Site::of(0x5a5a_0020);
+    let sleep = std::time::Duration::from_millis(10);
+    let least = least_ticks_of_sleep(sleep);
+
+    // The limit: eight times `least`, so a first item that sleeps takes at least an eighth of
+    // it (more than `1 / SHORT_ITEM`) and, unless its sleep overshoots by 70 ms, less than all
+    // of it.
+    table.remember_short_loop(site, 2000);
+    let slow_first = |i| if i == 0 { sleep } else { Default::default() };
+    let (pieces, done) = probed_pieces(2000, 8 * least, (&table, site), true, slow_first);
+    match done {
+        Some(n) => {
+            assert_eq!(n, 2000);
+            assert_eq!(pieces[..3], [(0, 1), (1, 3), (4, 12)], "{pieces:?}");
+        }
+        // The sleep overshot the limit: shared after the first item, as any probe.
+        None => assert_eq!(pieces, [(0, 1)]),
+    }
+
+    // The limit: twice `least`, which the last four items' sleeps pass.
+    table.remember_short_loop(site, 2000);
+    let slow_last = |i| if i >= 1996 { sleep } else { Default::default() };
+    let (pieces, done) = probed_pieces(2000, 2 * least, (&table, site), true, slow_last);
+    assert_eq!((pieces.as_slice(), done), (&[(0, 1), (1996, 4)][..], None));
+    assert_eq!(table.recall(site), Remembered::Nothing);
+}
+
 /// Items that take long are shared: a probe does not keep them on the caller. (Not under
 /// Miri, whose clock runs the probe's limit at a different scale.)
 #[test]
