@@ -207,7 +207,10 @@ pub mod __private {
             message = "`par_for!` cannot reduce a `{Self}` with this operator",
             label = "`{Self}` has no identity and combining function for this operator",
             note = "reductions exist for the primitive integers (all operators), floats \
-                    (`+ * min max`) and `bool` (`& | ^`)"
+                    (`+ * min max`) and `bool` (`& | ^`)",
+            note = "for a `&mut` target, reduce into a local and add it after the loop \
+                    (`let mut t = 0; par_for!(.., reduce(+: t) => ..); *total += t;`); for \
+                    other types, use `blitz::reduce_pieces` or `par_iter().map(..).reduce(..)`"
         )]
         pub trait Reduce<Op>: Copy {
             /// The value that `combine` leaves the other operand unchanged with.

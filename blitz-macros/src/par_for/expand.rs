@@ -53,7 +53,9 @@ impl Common {
         };
         let body = match &pf.body {
             Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.to_token_stream(),
-            other => quote!({ #other; }),
+            // Without a `;`: as the body of a `for` loop, a value other than `()` is an error
+            // on the expression, not silently dropped (`=> square(x)` maps nothing).
+            other => quote!({ #other }),
         };
         let hygienic = |name: &str| Ident::new(name, Span::mixed_site());
         let (x, y) = (hygienic("__blitz_x"), hygienic("__blitz_y"));

@@ -16,7 +16,7 @@ fn plain_loop_over_a_range() {
     let want = quote!({
         ::blitz::__private::for_each_piece(0..n, 0usize, |__blitz_piece| {
             for i in __blitz_piece {
-                out[i].store(i);
+                out[i].store(i)
             }
         });
     });

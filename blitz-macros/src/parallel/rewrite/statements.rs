@@ -69,8 +69,8 @@ impl Rewriter<'_> {
                         // A statement that depends on the run (`v.extend(r.f())` after `let
                         // mut v = l.f()`) or on nothing before it (`let b = f(r)` after `let
                         // a = f(l); let m = mid + 1;`): its calls join the run past them.
-                        if let Some(Conflict::Depends(_)) | None =
-                            run_past.conflict_with(&names, self.callee)
+                        let conflict = run_past.conflict_with(&names, self.callee);
+                        if let Some(Conflict::Depends(_)) | None = conflict
                             && let Ok((lets, rest)) =
                                 self.split_dependent_past(&stmt, &run, &run_past, &effects)
                         {
@@ -85,8 +85,19 @@ impl Rewriter<'_> {
                         // call there may change what it uses, `bump(c);` before `f(b, c)`, or
                         // one assigns what it reads, `step += 3;` before `f(b, step)`): it
                         // runs after them, as written.
-                        if self.split_dependent(&stmt, &run).is_ok() {
+                        if self.split_dependent(&stmt, &run).is_ok()
+                            || matches!(
+                                run.conflict_with(&names, self.callee),
+                                Some(Conflict::Changes)
+                            )
+                        {
+                            // Or the calls change what each other use (`f(buf, a);
+                            // buf.clear(); f(buf, b);` with `buf: &mut _`), which keeps them
+                            // in order with nothing between them too.
                             self.kept_in_order = true;
+                        } else if let Some(Conflict::Depends(name)) = conflict {
+                            // The reason the fn has no fork point, if it ends up with none.
+                            self.record_dependent(&stmt, &name);
                         }
                     }
                     Grouping::Keep if between.len() < MAX_BETWEEN && Self::quiet(&stmt) => {
@@ -113,7 +124,7 @@ impl Rewriter<'_> {
             }
             if let Grouping::Fork = grouping {
                 let names = StmtNames::of(&stmt, self.callee);
-                self.pairs_with_escaping(escaping.take(), &names);
+                self.pairs_with_escaping(escaping.take(), &stmt, &names);
                 if !group.is_empty()
                     && let Some(conflict) = run.conflict_with(&names, self.callee)
                 {
@@ -163,7 +174,7 @@ impl Rewriter<'_> {
             }
             if let Grouping::Escapes(error) = grouping {
                 let names = StmtNames::of(&stmt, self.callee);
-                self.pairs_with_escaping(before, &names);
+                self.pairs_with_escaping(before, &stmt, &names);
                 // With the run before it, or else with the statement after it.
                 if !group.is_empty() && run.conflict_with(&names, self.callee).is_none() {
                     self.record_unforkable(error);
@@ -172,6 +183,11 @@ impl Rewriter<'_> {
                     alone.add(names);
                     escaping = Some((alone, error));
                 }
+            } else if !group.is_empty() && !Self::quiet(&stmt) {
+                // A statement that cannot wait between the run and a later call (a macro, an
+                // attribute, an exit): the reason the fn has no fork point if it ends up with
+                // none and the call after it would have forked with the run.
+                escaping = Some((run.clone(), Self::barrier(&stmt)));
             }
             self.flush(&mut group, &mut out, false);
             run = RunNames::default();
@@ -227,13 +243,44 @@ impl Rewriter<'_> {
         out.push((rest, false));
     }
 
-    /// Records `escaping`'s error if its statement would have forked with one named `next`.
-    fn pairs_with_escaping(&mut self, escaping: Option<(RunNames, syn::Error)>, next: &StmtNames) {
-        if let Some((before, error)) = escaping
-            && before.conflict_with(next, self.callee).is_none()
-        {
-            self.record_unforkable(error);
+    /// Records `escaping`'s error if its statement (or the run before it) would have forked
+    /// with `next` (named `names`), or else the dependency of `next` on it.
+    fn pairs_with_escaping(
+        &mut self,
+        escaping: Option<(RunNames, syn::Error)>,
+        next: &Stmt,
+        names: &StmtNames,
+    ) {
+        if let Some((before, error)) = escaping {
+            match before.conflict_with(names, self.callee) {
+                None => self.record_unforkable(error),
+                Some(Conflict::Depends(name)) => self.record_dependent(next, &name),
+                Some(Conflict::Changes) => {}
+            }
         }
+    }
+
+    /// Why `stmt`, which does not recurse, keeps the recursive calls before and after it
+    /// apart (see `quiet`).
+    fn barrier(stmt: &Stmt) -> syn::Error {
+        let why = if has_attribute(stmt) {
+            "it has an attribute, which belongs to the statement as written"
+        } else if matches!(stmt, Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_some()))
+            || stmt_value(stmt).is_some_and(escapes)
+        {
+            "it may leave the fn (a `return`, `?`, `break` or `let .. else`), and then the later \
+             call would not run"
+        } else {
+            "it is or holds a macro, whose effects `#[parallel]` cannot see"
+        };
+        syn::Error::new_spanned(
+            stmt,
+            format!(
+                "this statement runs between two recursive calls, and {why}, so the calls run \
+                 in order as written; move it before the first call or after the second (if \
+                 it does not need the first call's result) to run them in parallel"
+            ),
+        )
     }
 
     fn record_unforkable(&mut self, error: syn::Error) {
