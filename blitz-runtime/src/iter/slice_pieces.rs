@@ -168,6 +168,14 @@ impl<'data, T> ParChunksExact<'data, T> {
     }
 
     /// The items at the end that do not fill a chunk (fewer than the chunk size).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks = v.par_chunks_exact(2);
+    /// assert_eq!(chunks.remainder(), [5]);
+    /// assert_eq!(chunks.map(|c| c[0] + c[1]).collect::<Vec<_>>(), [3, 7]);
+    /// ```
     pub fn remainder(&self) -> &'data [T] {
         self.remainder
     }
@@ -235,17 +243,45 @@ impl<'data, T> ParChunksExactMut<'data, T> {
     }
 
     /// The items at the end that do not fill a chunk (fewer than the chunk size).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let rest = v.par_chunks_exact_mut(2).into_remainder();
+    /// rest[0] = 50;
+    /// assert_eq!(v, [1, 2, 3, 4, 50]);
+    /// ```
     pub fn into_remainder(self) -> &'data mut [T] {
         self.remainder
     }
 
     /// The items at the end that do not fill a chunk, borrowed from the iterator.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let mut chunks = v.par_chunks_exact_mut(2);
+    /// chunks.remainder()[0] = 50;
+    /// chunks.for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 50]);
+    /// ```
     pub fn remainder(&mut self) -> &mut [T] {
         self.remainder
     }
 
     /// The items at the end that do not fill a chunk, taken out of the iterator (which
     /// keeps none).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let mut chunks = v.par_chunks_exact_mut(2);
+    /// let rest = chunks.take_remainder();
+    /// assert!(chunks.remainder().is_empty());
+    /// chunks.for_each(|c| c[0] = 0);
+    /// rest[0] = 50;
+    /// assert_eq!(v, [0, 2, 0, 4, 50]);
+    /// ```
     pub fn take_remainder(&mut self) -> &'data mut [T] {
         std::mem::take(&mut self.remainder)
     }
@@ -396,6 +432,14 @@ impl<'data, T> ParRChunksExact<'data, T> {
     }
 
     /// The items at the start that do not fill a chunk (fewer than the chunk size).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks = v.par_rchunks_exact(2);
+    /// assert_eq!(chunks.remainder(), [1]);
+    /// assert_eq!(chunks.map(|c| c[0]).collect::<Vec<_>>(), [4, 2]);
+    /// ```
     pub fn remainder(&self) -> &'data [T] {
         self.remainder
     }
@@ -442,17 +486,44 @@ impl<'data, T> ParRChunksExactMut<'data, T> {
     }
 
     /// The items at the start that do not fill a chunk (fewer than the chunk size).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_rchunks_exact_mut(2).into_remainder()[0] = 10;
+    /// assert_eq!(v, [10, 2, 3, 4, 5]);
+    /// ```
     pub fn into_remainder(self) -> &'data mut [T] {
         self.remainder
     }
 
     /// The items at the start that do not fill a chunk, borrowed from the iterator.
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let mut chunks = v.par_rchunks_exact_mut(2);
+    /// chunks.remainder()[0] = 10;
+    /// chunks.for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [10, 3, 2, 5, 4]);
+    /// ```
     pub fn remainder(&mut self) -> &mut [T] {
         self.remainder
     }
 
     /// The items at the start that do not fill a chunk, taken out of the iterator (which
     /// keeps none).
+    ///
+    /// ```
+    /// use blitz::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let mut chunks = v.par_rchunks_exact_mut(2);
+    /// let rest = chunks.take_remainder();
+    /// assert!(chunks.remainder().is_empty());
+    /// chunks.for_each(|c| c[1] = 0);
+    /// rest[0] = 10;
+    /// assert_eq!(v, [10, 2, 0, 4, 0]);
+    /// ```
     pub fn take_remainder(&mut self) -> &'data mut [T] {
         std::mem::take(&mut self.remainder)
     }
