@@ -117,7 +117,7 @@ where
 }
 
 fn check_chunk_size(size: usize) {
-    assert!(size != 0, "blitz: chunk size must be non-zero");
+    assert!(size != 0, "blitz: chunk_size must not be zero");
 }
 
 /// The iterator of [`IndexedParallelIterator::chunks`].

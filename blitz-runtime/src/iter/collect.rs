@@ -770,8 +770,28 @@ macro_rules! extend_via_extend {
     )*};
 }
 
+/// A `Vec` takes the first gathered piece as it is when it has no items of its own (as
+/// `unzip` and `partition_map` fill a new one): no copy.
+impl<T: Send> ParallelExtend<T> for Vec<T> {
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        extend_gathered(self, iter);
+    }
+
+    fn par_extend_gathered(&mut self, pieces: Vec<Vec<T>>) {
+        for piece in pieces {
+            if self.is_empty() && piece.capacity() >= self.capacity() {
+                *self = piece;
+            } else {
+                self.extend(piece);
+            }
+        }
+    }
+}
+
 extend_via_extend! {
-    impl<T> for Vec<T> where [T: Send] item T;
     impl<'a, T> for Vec<T> where [T: Copy + Send + Sync + 'a] item &'a T;
     impl<T> for VecDeque<T> where [T: Send] item T;
     impl<'a, T> for VecDeque<T> where [T: Copy + Send + Sync + 'a] item &'a T;
@@ -802,6 +822,85 @@ extend_via_extend! {
     impl<> for OsString where [] item OsString;
     impl<'a,> for OsString where [] item Cow<'a, OsStr>;
     impl<> for () where [] item ();
-    // A pair of collections, each extended with its half of every pair (as `std`'s `Extend`).
-    impl<A, B, EA, EB> for (EA, EB) where [A: Send, B: Send, EA: Extend<A>, EB: Extend<B>] item (A, B);
+}
+
+/// A pair of collections, each extended with its half of every pair (as `std`'s `Extend`),
+/// in order.
+impl<A, B, EA, EB> ParallelExtend<(A, B)> for (EA, EB)
+where
+    A: Send,
+    B: Send,
+    EA: Send + ParallelExtend<A>,
+    EB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        let (a, b): (Vec<A>, Vec<B>) = unzip(iter.into_par_iter());
+        self.0.par_extend_gathered(vec![a]);
+        self.1.par_extend_gathered(vec![b]);
+    }
+}
+
+/// A pair of collections, the first extended with the `Left` values and the second with the
+/// `Right` ones, in order (as `partition_map` collects).
+///
+/// ```
+/// use blitz::prelude::*;
+/// use blitz::iter::Either;
+/// let mut pair = (vec![0u32], String::new());
+/// pair.par_extend((1..6u32).into_par_iter().map(|i| {
+///     if i % 2 == 0 { Either::Left(i) } else { Either::Right(char::from(b'a' + i as u8)) }
+/// }));
+/// assert_eq!(pair, (vec![0, 2, 4], String::from("bdf")));
+/// ```
+impl<L, R, A, B> ParallelExtend<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + ParallelExtend<L>,
+    B: Send + ParallelExtend<R>,
+{
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = Either<L, R>>,
+    {
+        let (left, right) = partition_map_pieces(iter.into_par_iter(), |item| item);
+        self.0.par_extend_gathered(left);
+        self.1.par_extend_gathered(right);
+    }
+}
+
+/// An `Either` of two collections extends the one it holds.
+///
+/// ```
+/// use blitz::prelude::*;
+/// use blitz::iter::Either;
+/// let mut target: Either<Vec<u32>, std::collections::BTreeSet<u32>> = Either::Right(Default::default());
+/// target.par_extend((0..4u32).into_par_iter().map(|i| i % 2));
+/// assert_eq!(target, Either::Right([0, 1].into()));
+/// ```
+impl<L, R, T> ParallelExtend<T> for Either<L, R>
+where
+    L: ParallelExtend<T>,
+    R: ParallelExtend<T>,
+    T: Send,
+{
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        match self {
+            Either::Left(collection) => collection.par_extend(iter),
+            Either::Right(collection) => collection.par_extend(iter),
+        }
+    }
+
+    fn par_extend_gathered(&mut self, pieces: Vec<Vec<T>>) {
+        match self {
+            Either::Left(collection) => collection.par_extend_gathered(pieces),
+            Either::Right(collection) => collection.par_extend_gathered(pieces),
+        }
+    }
 }

@@ -424,7 +424,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// If `block_size` is 0, as in rayon.
     fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
-        assert!(block_size != 0, "blitz: block size must be non-zero");
+        assert!(block_size != 0, "blitz: block_size must not be zero");
         UniformBlocks::new(self)
     }
 

@@ -850,10 +850,16 @@ pub trait ParallelIterator: Sized + Send {
         Self: ParallelIterator<Item = (A, B)>,
         A: Send,
         B: Send,
-        FromA: FromParallelIterator<A>,
-        FromB: FromParallelIterator<B>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
     {
-        collect::unzip(self)
+        // Into `Vec`s (written in place when the length is known), which a `Vec` target then
+        // takes as they are.
+        let (a, b): (Vec<A>, Vec<B>) = collect::unzip(self);
+        let (mut from_a, mut from_b) = (FromA::default(), FromB::default());
+        from_a.par_extend_gathered(vec![a]);
+        from_b.par_extend_gathered(vec![b]);
+        (from_a, from_b)
     }
 
     /// Calls the fallible `op` on every item until one fails (returns `Err` or `None`); then

@@ -158,7 +158,7 @@ pub struct ParChunksExact<'data, T> {
 
 impl<'data, T> ParChunksExact<'data, T> {
     pub(super) fn new(slice: &'data [T], size: usize) -> Self {
-        assert!(size != 0, "par_chunks_exact: the chunk size must not be 0");
+        assert!(size != 0, "par_chunks_exact: chunk_size must not be zero");
         let (slice, remainder) = slice.split_at(slice.len() / size * size);
         ParChunksExact {
             slice,
@@ -231,7 +231,7 @@ impl<'data, T> ParChunksExactMut<'data, T> {
     pub(super) fn new(slice: &'data mut [T], size: usize) -> Self {
         assert!(
             size != 0,
-            "par_chunks_exact_mut: the chunk size must not be 0"
+            "par_chunks_exact_mut: chunk_size must not be zero"
         );
         let whole = slice.len() / size * size;
         let (slice, remainder) = slice.split_at_mut(whole);
@@ -330,7 +330,7 @@ pub struct ParRChunks<'data, T> {
 
 impl<'data, T> ParRChunks<'data, T> {
     pub(super) fn new(slice: &'data [T], size: usize) -> Self {
-        assert!(size != 0, "par_rchunks: the chunk size must not be 0");
+        assert!(size != 0, "par_rchunks: chunk_size must not be zero");
         ParRChunks { slice, size }
     }
 }
@@ -376,7 +376,7 @@ pub struct ParRChunksMut<'data, T> {
 
 impl<'data, T> ParRChunksMut<'data, T> {
     pub(super) fn new(slice: &'data mut [T], size: usize) -> Self {
-        assert!(size != 0, "par_rchunks_mut: the chunk size must not be 0");
+        assert!(size != 0, "par_rchunks_mut: chunk_size must not be zero");
         ParRChunksMut { slice, size }
     }
 }
@@ -423,7 +423,7 @@ pub struct ParRChunksExact<'data, T> {
 
 impl<'data, T> ParRChunksExact<'data, T> {
     pub(super) fn new(slice: &'data [T], size: usize) -> Self {
-        assert!(size != 0, "par_rchunks_exact: the chunk size must not be 0");
+        assert!(size != 0, "par_rchunks_exact: chunk_size must not be zero");
         let (remainder, whole) = slice.split_at(slice.len() % size);
         ParRChunksExact {
             chunks: ParRChunks::new(whole, size),
@@ -476,7 +476,7 @@ impl<'data, T> ParRChunksExactMut<'data, T> {
     pub(super) fn new(slice: &'data mut [T], size: usize) -> Self {
         assert!(
             size != 0,
-            "par_rchunks_exact_mut: the chunk size must not be 0"
+            "par_rchunks_exact_mut: chunk_size must not be zero"
         );
         let (remainder, whole) = slice.split_at_mut(slice.len() % size);
         ParRChunksExactMut {

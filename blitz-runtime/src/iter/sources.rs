@@ -143,7 +143,7 @@ pub struct RangeIter<R> {
 /// Public in a private module: it appears in the bounds of public impls, but nobody outside
 /// can name or implement it.
 mod range_integer {
-    pub trait RangeInteger: Sized + Send {}
+    pub trait RangeInteger: Sized + Send + Copy {}
 
     /// `Range<T>` is indexed. `LEN_FITS`: the length of every such range fits a `usize`.
     pub trait IndexedRangeInteger: RangeInteger {
@@ -263,9 +263,16 @@ impl IntoParallelIterator for RangeInclusive<char> {
     }
 }
 
-/// The length of a range, unless it may not fit a `usize` (`par_len` saturates there).
-fn range_opt_len(range: &impl ParallelSource) -> Option<usize> {
-    Some(range.par_len()).filter(|&len| len < usize::MAX)
+/// The length of a range, unless it does not fit a `usize`. (`par_len` saturates there: at
+/// `usize::MAX`, whether the range ends there is what is left after splitting that many off.)
+fn range_opt_len(range: &(impl ParallelSource + Clone)) -> Option<usize> {
+    match range.par_len() {
+        usize::MAX => {
+            let (_, rest) = range.clone().par_split_at(usize::MAX);
+            rest.par_is_empty().then_some(usize::MAX)
+        }
+        len => Some(len),
+    }
 }
 
 /// A parallel iterator that moves the items out of a `Vec` (`vec.into_par_iter()`).

@@ -264,7 +264,7 @@ pub struct ChunksSource<'a, T> {
 ///
 /// If `chunk_size` is 0.
 pub fn chunks<T: Sync>(slice: &[T], chunk_size: usize) -> ChunksSource<'_, T> {
-    assert!(chunk_size != 0, "blitz: chunk size must be non-zero");
+    assert!(chunk_size != 0, "blitz: chunk_size must not be zero");
     ChunksSource { slice, chunk_size }
 }
 
@@ -324,7 +324,7 @@ pub struct ChunksMutSource<'a, T> {
 ///
 /// If `chunk_size` is 0.
 pub fn chunks_mut<T: Send>(slice: &mut [T], chunk_size: usize) -> ChunksMutSource<'_, T> {
-    assert!(chunk_size != 0, "blitz: chunk size must be non-zero");
+    assert!(chunk_size != 0, "blitz: chunk_size must not be zero");
     ChunksMutSource { slice, chunk_size }
 }
 

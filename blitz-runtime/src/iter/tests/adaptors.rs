@@ -305,6 +305,29 @@ fn adaptors_and_collect_match_std() {
                     .zip(pair.1.chars())
                     .all(|(&x, c)| c as u64 == 97 + x % 26)
             );
+            // A pair of a program's own `ParallelExtend` types (no `Extend`), and of
+            // collections that take an `Either`'s sides; an `Either` of collections.
+            let mut totals = (Total(1), Total(2));
+            totals.par_extend(v.par_iter().map(|&x| (x, 2 * x)));
+            let sum = s.clone().sum::<u64>();
+            assert_eq!((totals.0.0, totals.1.0), (1 + sum, 2 + 2 * sum));
+            let mut sides = (vec![u64::MAX], Total(0));
+            sides.par_extend(v.par_iter().map(|&x| {
+                if x % 3 == 0 {
+                    Either::Left(x)
+                } else {
+                    Either::Right(x)
+                }
+            }));
+            let thirds: Vec<u64> = s.clone().copied().filter(|x| x % 3 == 0).collect();
+            assert_eq!(sides.0[1..], thirds[..]);
+            let others: u64 = s.clone().filter(|&&x| x % 3 != 0).sum();
+            assert_eq!(sides.1.0, others);
+            let (total, copy): (Total, Vec<u64>) = v.par_iter().map(|&x| (x, x)).unzip();
+            assert_eq!((total.0, &copy), (sum, v));
+            let mut either: Either<Vec<u64>, Total> = Either::Left(vec![]);
+            either.par_extend(v.par_iter().copied());
+            assert_eq!(either, Either::Left(v.clone()));
             let mut text = String::from(">");
             text.par_extend(v.par_iter().filter(|&&x| x < 10).map(|x| x.to_string()));
             let text_std: String = s
@@ -692,4 +715,17 @@ fn tuples_of_iterators_zip_like_nested_zips() {
             assert_eq!(sum, a.iter().zip(b).map(|(x, y)| x + y).sum::<u64>());
         }
     });
+}
+
+/// A running total: a `ParallelExtend` of the tests' own, without `Extend`.
+#[derive(Debug, Default, PartialEq)]
+struct Total(u64);
+
+impl ParallelExtend<u64> for Total {
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = u64>,
+    {
+        self.0 += iter.into_par_iter().sum::<u64>();
+    }
 }

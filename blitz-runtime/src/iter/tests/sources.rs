@@ -702,3 +702,22 @@ fn either_remainders_boxed_strs_and_rayon_type_names() {
         assert_eq!(owned.sum::<u32>(), v.iter().sum());
     });
 }
+
+/// A range of exactly `usize::MAX` items has that length (as rayon's); one item more has
+/// none (`len()` then saturates).
+#[test]
+fn a_range_of_usize_max_items_has_a_length() {
+    let max = usize::MAX;
+    assert_eq!((0..max).into_par_iter().opt_len(), Some(max));
+    assert_eq!((1..=max).into_par_iter().opt_len(), Some(max));
+    assert_eq!((0..=max).into_par_iter().opt_len(), None);
+    assert_eq!((0..max as u64).into_par_iter().opt_len(), Some(max));
+    assert_eq!((0..=u64::MAX - 1).into_par_iter().opt_len(), Some(max));
+    assert_eq!((0..=u64::MAX).into_par_iter().opt_len(), None);
+    assert_eq!((5..max as u128 + 5).into_par_iter().opt_len(), Some(max));
+    assert_eq!((5..max as u128 + 6).into_par_iter().opt_len(), None);
+    assert_eq!((i128::MIN..0).into_par_iter().opt_len(), None);
+    assert_eq!((0..10u8).into_par_iter().opt_len(), Some(10));
+    let (start, end) = (std::hint::black_box(10u64), 0);
+    assert_eq!((start..end).into_par_iter().opt_len(), Some(0));
+}
