@@ -105,6 +105,13 @@ const SHARE_WITH_HUNGRY_PEER: u64 = SHARE_AFTER / 16;
 /// `1 / SHORT_LOOP` of its limit.
 const SHORT_LOOP: u64 = 4;
 
+/// A loop is remembered as short (see `history`) only if it has at least this many minimal
+/// steps' worth of items. In a shorter one the early steps are most of the loop, so skipping
+/// them saves little, and such loops are often a recursion's loops over a node's few children,
+/// whose items (subtrees) cost wildly different amounts from one run to the next: a remembered
+/// run would send the items between its first and its last few to the caller unchecked.
+const SHORT_LOOP_MIN_STEPS: usize = 4 * EARLY_SAMPLE;
+
 /// A run of a loop remembered as short skips the probe's early steps if it has at most this
 /// many times the remembered length: at the remembered rate, it then takes at most half the
 /// limit.
@@ -503,6 +510,7 @@ where
         let last_step = total.saturating_sub(offset) < step.saturating_add(step_min);
         if last_step
             && !short_before
+            && total >= step_min.saturating_mul(SHORT_LOOP_MIN_STEPS)
             && u128::from(elapsed) * total as u128
                 <= u128::from(share_after / SHORT_LOOP) * offset as u128
         {

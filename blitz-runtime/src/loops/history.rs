@@ -15,7 +15,8 @@
 //! mark costs one probe step, as without this table.
 //!
 //! **A short loop.** When a probe ran the whole loop on its caller, well within the limit, the
-//! site is remembered with the loop's length. The next run of up to twice that length skips the
+//! site is remembered with the loop's length (if it is not a handful of items, see
+//! `engine::SHORT_LOOP_MIN_STEPS`). The next run of up to twice that length skips the
 //! probe's cautious early steps (see `engine::EARLY_SAMPLE`), which exist for loops whose first
 //! items say nothing of the rest: after its first item it runs the rest as one step, that step's
 //! last items first (see `engine::STEP_SAMPLE`). For a loop of a few thousand additions those

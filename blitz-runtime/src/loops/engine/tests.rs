@@ -212,6 +212,18 @@ fn a_short_loop_skips_the_early_steps_on_its_next_run() {
     let (shared, done) = probed_pieces(2000, 0, (&table, site), true, no_sleep);
     assert_eq!((shared.as_slice(), done), (&[(0, 1)][..], None));
     assert_eq!(table.recall(site), Remembered::Nothing);
+
+    // A loop of fewer than `SHORT_LOOP_MIN_STEPS` items is not remembered (a recursion's loop
+    // over a node's children); one of that many is.
+    let few = SHORT_LOOP_MIN_STEPS - 1;
+    assert_eq!(
+        probed_pieces(few, plenty, (&table, site), false, no_sleep).1,
+        Some(few)
+    );
+    assert_eq!(table.recall(site), Remembered::Nothing);
+    let (_, done) = probed_pieces(few + 1, plenty, (&table, site), false, no_sleep);
+    assert_eq!(done, Some(few + 1));
+    assert_eq!(table.recall(site), Remembered::ShortLoop { len: few + 1 });
 }
 
 /// The least time (in [`timestamp`] units) that three sleeps of `duration` took.
