@@ -46,6 +46,10 @@ macro_rules! forward_source {
                     $producer { base: right, $($field: self.$field),* },
                 )
             }
+
+            fn par_blocks(&self) -> Option<(usize, usize)> {
+                self.base.par_blocks()
+            }
         }
     };
 }

@@ -1,35 +1,58 @@
-//! `by_exponential_blocks` and `by_uniform_blocks`: accepted for code written against rayon,
-//! and run as the base iterator.
+//! `by_exponential_blocks` and `by_uniform_blocks`: the iterator runs in blocks, one after
+//! another, as in rayon. Each block is a loop of its own, shared among the workers; the next
+//! starts when it is done, and a search whose answer is settled skips the blocks after it (see
+//! `loops::blocks`). So a `find_first` or a `take_any_while` does not run far past its answer,
+//! and the items of one block run before those of the next.
 //!
-//! In rayon they cut an indexed iterator into blocks run one after another, so that a search
-//! that stops early (`find_first`, `position_first`, `take_any_while`, ...) does not run far
-//! past its answer. The loop engine already does what they are for: its caller runs the front
-//! of the input first, growing the pieces step by step, before anything is shared, and the
-//! ordered searches skip every piece after a hit. So both return their base unchanged in
-//! behaviour, wrapped only to keep rayon's types.
+//! The engine already runs a loop's front first, growing its pieces, before it shares the rest,
+//! and the ordered searches skip every piece after a hit, so blocks are rarely needed for
+//! speed; they are for code that relies on their order.
 
-use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator, ParallelSource, ProducerCallback};
+
+/// The exponential blocks' first block: one item per worker, as in rayon.
+fn first_exponential_block() -> usize {
+    crate::current_num_threads()
+}
+
+/// The iterator of [`IndexedParallelIterator::by_exponential_blocks`]: blocks of one item per
+/// worker, then twice as many each time.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct ExponentialBlocks<I> {
+    base: I,
+}
+
+impl<I> ExponentialBlocks<I> {
+    pub(super) fn new(base: I) -> Self {
+        ExponentialBlocks { base }
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::by_uniform_blocks`]: blocks of `block_size`
+/// items.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct UniformBlocks<I> {
+    base: I,
+    block_size: usize,
+}
+
+impl<I> UniformBlocks<I> {
+    pub(super) fn new(base: I, block_size: usize) -> Self {
+        UniformBlocks { base, block_size }
+    }
+}
 
 macro_rules! block_adaptor {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Debug)]
-        #[must_use = "parallel iterators do nothing until consumed"]
-        pub struct $name<I> {
-            base: I,
-        }
-
-        impl<I> $name<I> {
-            pub(super) fn new(base: I) -> Self {
-                $name { base }
-            }
-        }
-
+    ($name:ident, |$this:ident| $blocks:expr) => {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
 
             fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-                self.base.with_producer(callback)
+                let $this = &self;
+                let blocks = $blocks;
+                self.base.with_producer(BlocksCallback { callback, blocks })
             }
 
             fn opt_len(&self) -> Option<usize> {
@@ -45,12 +68,82 @@ macro_rules! block_adaptor {
     };
 }
 
-block_adaptor!(
-    /// The iterator of [`IndexedParallelIterator::by_exponential_blocks`]: its base.
-    ExponentialBlocks
-);
+block_adaptor!(ExponentialBlocks, |_this| (first_exponential_block(), 2));
+block_adaptor!(UniformBlocks, |this| (this.block_size, 1));
 
-block_adaptor!(
-    /// The iterator of [`IndexedParallelIterator::by_uniform_blocks`]: its base.
-    UniformBlocks
-);
+/// Hands the consumer the base's source, marked to run in `blocks`.
+struct BlocksCallback<CB> {
+    callback: CB,
+    blocks: (usize, usize),
+}
+
+impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for BlocksCallback<CB> {
+    type Output = CB::Output;
+
+    fn call<P>(self, base: P) -> CB::Output
+    where
+        P: ParallelSource + IntoIterator<Item = T>,
+    {
+        self.callback.call(BlockSource {
+            base,
+            blocks: self.blocks,
+        })
+    }
+}
+
+/// A source that runs in blocks: its first block's length and the blocks' growth.
+struct BlockSource<P> {
+    base: P,
+    blocks: (usize, usize),
+}
+
+impl<P: ParallelSource> ParallelSource for BlockSource<P> {
+    fn par_len(&self) -> usize {
+        self.base.par_len()
+    }
+
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.par_split_at(index);
+        let blocks = self.blocks;
+        (
+            BlockSource { base: left, blocks },
+            BlockSource {
+                base: right,
+                blocks,
+            },
+        )
+    }
+
+    fn par_min_len(&self) -> usize {
+        self.base.par_min_len()
+    }
+
+    fn par_max_len(&self) -> usize {
+        self.base.par_max_len()
+    }
+
+    fn par_split_half(self) -> (Self, Self) {
+        let (left, right) = self.base.par_split_half();
+        let blocks = self.blocks;
+        (
+            BlockSource { base: left, blocks },
+            BlockSource {
+                base: right,
+                blocks,
+            },
+        )
+    }
+
+    fn par_blocks(&self) -> Option<(usize, usize)> {
+        Some(self.blocks)
+    }
+}
+
+impl<P: IntoIterator> IntoIterator for BlockSource<P> {
+    type Item = P::Item;
+    type IntoIter = P::IntoIter;
+
+    fn into_iter(self) -> P::IntoIter {
+        self.base.into_iter()
+    }
+}

@@ -397,9 +397,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
         )
     }
 
-    /// Accepted for code written against rayon, where it runs the iterator in blocks of
-    /// growing size one after another; here it runs as `self` does, since the engine already
-    /// starts from the front and grows its pieces (see the `blocks` module docs).
+    /// Runs the iterator in blocks, one after another, as rayon does: first one item per
+    /// worker, then each block twice as long as the one before. Each block is shared among the
+    /// workers, and the next starts when it is done; a search whose answer is settled skips
+    /// the blocks after it. (The engine already runs a loop's front first and grows its
+    /// pieces, so a `find_first` does not need this to stop early.)
     ///
     /// ```
     /// use blitz::prelude::*;
@@ -410,14 +412,23 @@ pub trait IndexedParallelIterator: ParallelIterator {
         ExponentialBlocks::new(self)
     }
 
-    /// Accepted for code written against rayon, where it runs the iterator in blocks of
-    /// `block_size` items one after another; here it runs as `self` does (see
-    /// [`by_exponential_blocks`](Self::by_exponential_blocks)).
+    /// Runs the iterator in blocks of `block_size` items, one after another, as rayon does
+    /// (see [`by_exponential_blocks`](Self::by_exponential_blocks)): the items of a block run
+    /// before those of the next.
     ///
     /// ```
     /// use blitz::prelude::*;
-    /// let sum: u64 = (0..1000u64).into_par_iter().by_uniform_blocks(100).sum();
-    /// assert_eq!(sum, 499_500);
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let started = AtomicUsize::new(0);
+    /// let order: Vec<usize> = (0..1000)
+    ///     .into_par_iter()
+    ///     .map(|_| started.fetch_add(1, Ordering::Relaxed))
+    ///     .by_uniform_blocks(100)
+    ///     .collect();
+    /// // Every item of a block started before every item of the next.
+    /// for (a, b) in order.chunks(100).zip(order.chunks(100).skip(1)) {
+    ///     assert!(a.iter().max() < b.iter().min());
+    /// }
     /// ```
     ///
     /// # Panics
@@ -425,7 +436,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// If `block_size` is 0, as in rayon.
     fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
         assert!(block_size != 0, "blitz: block_size must not be zero");
-        UniformBlocks::new(self)
+        UniformBlocks::new(self, block_size)
     }
 
     /// The index of some item for which `predicate` holds (not necessarily the first).

@@ -178,6 +178,30 @@ where
         // short loops enters the pool once (`install`) and runs them inside.
         return crate::join::with_worker(|_| drive(source, grain, stop, leaf, combine));
     };
+    match source.par_blocks() {
+        Some((first, growth)) => super::blocks::drive_in_blocks(
+            worker, source, first, growth, grain, stop, leaf, combine,
+        ),
+        None => drive_on(worker, source, grain, stop, leaf, combine),
+    }
+}
+
+/// [`drive`] on `worker`, the source as one (whatever its blocks).
+pub(super) fn drive_on<P, T, L, C, S>(
+    worker: &Worker,
+    source: P,
+    grain: usize,
+    stop: &S,
+    leaf: &L,
+    combine: &C,
+) -> T
+where
+    P: ParallelSource,
+    T: Send,
+    L: Fn(P, usize) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+    S: Stop,
+{
     let len = source.par_len();
     if !splitter_for(&source, 1, grain).may_split(len) {
         return leaf(source, 0);

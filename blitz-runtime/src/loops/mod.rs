@@ -27,6 +27,7 @@
 //! has finished: `Worker::join` waits for both sides before unwinding. Pieces not yet started
 //! when the panic unwinds through their fork are skipped. The pool stays usable.
 
+mod blocks;
 pub(crate) mod engine;
 mod history;
 pub(crate) mod search;
@@ -129,6 +130,15 @@ pub trait ParallelSource: Sized + Send + IntoIterator {
     fn par_split_half(self) -> (Self, Self) {
         let mid = self.par_len() / 2;
         self.par_split_at(mid)
+    }
+
+    /// For a source that runs in blocks, one after another (`by_uniform_blocks`,
+    /// `by_exponential_blocks`): the length of its first block, and the factor by which each
+    /// next block is longer. `None` (the default): the source runs as one. Adaptors forward
+    /// their base's.
+    #[doc(hidden)]
+    fn par_blocks(&self) -> Option<(usize, usize)> {
+        None
     }
 }
 

@@ -729,3 +729,69 @@ impl ParallelExtend<u64> for Total {
         self.0 += iter.into_par_iter().sum::<u64>();
     }
 }
+
+/// `by_uniform_blocks` and `by_exponential_blocks` run their blocks one after another (every
+/// item of a block starts before any item of the next), keep the results in order, and a
+/// search that is settled skips the blocks after its hit.
+#[test]
+fn blocks_run_one_after_another() {
+    // Items that take a few microseconds, so that idle workers wake and steal pieces while a
+    // block runs: without blocks, a thief starts items far ahead of the owner's.
+    let item = |i: usize, started: &AtomicUsize| {
+        let start = started.fetch_add(1, Ordering::Relaxed);
+        let until = std::time::Instant::now() + std::time::Duration::from_micros(5);
+        while !cfg!(miri) && std::time::Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        (i, start)
+    };
+    on_pools(|| {
+        for len in [0usize, 1, 7, 100, 1000, 5003] {
+            let started = AtomicUsize::new(0);
+            let order: Vec<(usize, usize)> = (0..len)
+                .into_par_iter()
+                .map(|i| item(i, &started))
+                .by_uniform_blocks(64)
+                .collect();
+            assert!(order.iter().enumerate().all(|(i, &(item, _))| item == i));
+            let starts: Vec<usize> = order.iter().map(|&(_, start)| start).collect();
+            for (a, b) in starts.chunks(64).zip(starts.chunks(64).skip(1)) {
+                assert!(a.iter().max() < b.iter().min(), "len {len}: {starts:?}");
+            }
+
+            // Exponential: blocks of `threads`, then twice as long each time.
+            let started = AtomicUsize::new(0);
+            let starts: Vec<usize> = (0..len)
+                .into_par_iter()
+                .map(|i| item(i, &started).1)
+                .by_exponential_blocks()
+                .collect();
+            let (mut at, mut size) = (0, crate::current_num_threads());
+            while at < len {
+                let end = (at + size).min(len);
+                if end < len {
+                    let block_max = starts[at..end].iter().max();
+                    assert!(
+                        block_max < starts[end..].iter().min(),
+                        "len {len}: {starts:?}"
+                    );
+                }
+                (at, size) = (end, size * 2);
+            }
+
+            // A search settled in the first block skips the others.
+            let looked = AtomicUsize::new(0);
+            let hit = (0..len)
+                .into_par_iter()
+                .by_uniform_blocks(64)
+                .find_first(|&i| {
+                    looked.fetch_add(1, Ordering::Relaxed);
+                    i >= 3
+                });
+            assert_eq!(hit, (len > 3).then_some(3));
+            assert!(looked.load(Ordering::Relaxed) <= 64, "len {len}");
+            let sum: usize = (0..len).into_par_iter().by_exponential_blocks().sum();
+            assert_eq!(sum, len * len.saturating_sub(1) / 2);
+        }
+    });
+}
