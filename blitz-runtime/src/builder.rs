@@ -358,7 +358,8 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// Receives panics that have no caller to propagate to (a `spawn`ed task, a start or exit
-    /// handler). Without one, such a panic aborts the process.
+    /// handler). Without one, such a panic aborts the process; so does a panic in the handler
+    /// itself, which has nowhere left to go.
     ///
     /// ```
     /// use std::sync::mpsc;
