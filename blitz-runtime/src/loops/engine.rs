@@ -113,11 +113,11 @@ const SHORT_LOOP: u64 = 4;
 const SHORT_LOOP_MIN_STEPS: usize = 4 * EARLY_SAMPLE;
 
 /// A run of a loop remembered as short skips the probe's early steps if it has at most this
-/// many times the remembered length: at the remembered rate, it then takes at most half the
-/// limit.
+/// many times the remembered length (at the remembered rate, it then takes at most half the
+/// limit), and at least the remembered length over this.
 const SHORT_LOOP_GROWTH: usize = 2;
 
-/// A run of a loop remembered as short is probed as usual if its first item takes
+/// A run of a loop remembered as short is shared if its first item and its sample take
 /// `1 / SHORT_ITEM` of the limit or more: its items cost more than last time.
 const SHORT_ITEM: u64 = 16;
 
@@ -225,7 +225,12 @@ where
         Remembered::ExpensiveItems => {
             return share_at_once(worker, source, grain, site, stop, leaf, combine);
         }
-        Remembered::ShortLoop { len: short } => len <= short.saturating_mul(SHORT_LOOP_GROWTH),
+        // Within a factor of the remembered length: at the remembered rate, at most half the
+        // limit, and long enough for a sample after the first item.
+        Remembered::ShortLoop { len: short } => {
+            len <= short.saturating_mul(SHORT_LOOP_GROWTH)
+                && len.saturating_mul(SHORT_LOOP_GROWTH) >= short
+        }
         Remembered::Nothing => false,
     };
     // With a peer awake and looking for work, sharing costs a steal, not a wake-up.
@@ -401,9 +406,10 @@ const STEP_SAMPLE: usize = EARLY_GROWTH;
 /// first [`EXPENSIVE_STEPS`] minimal steps' worth of items took [`SHARE_AFTER`], and remembers
 /// it as a short loop if it ran whole in a fraction of the limit (see `history`).
 ///
-/// `short_before`: the site was remembered as a short loop of at least half this length.
-/// Unless its first item takes [`SHORT_ITEM`] of the limit, the rest then runs as one step,
-/// without the early steps.
+/// `short_before`: the site was remembered as a short loop of about this length. After its
+/// first item, the rest then runs as one step, without the early steps and without a clock
+/// read between: its sample's read times the first item too, and if the two take
+/// [`SHORT_ITEM`] of the limit, the rest is shared.
 #[allow(clippy::too_many_arguments)]
 fn probe<P, T, L, C, S>(
     source: P,
@@ -424,7 +430,6 @@ where
     let share_after = limit;
     let started = timestamp();
     let total = source.par_len();
-    let mut short_before = short_before;
     let step_min = min_step(&source, grain);
     let step_max = source.par_max_len().max(step_min);
     let mut done: Option<T> = None;
@@ -460,7 +465,7 @@ where
                 let (front, sample) = split_at_checked(piece, front_len);
                 let sample = run_leaf(leaf, sample, offset.saturating_add(front_len));
                 let elapsed = timestamp().wrapping_sub(started);
-                if elapsed >= share_after {
+                if elapsed >= share_after || (short_before && elapsed >= share_after / SHORT_ITEM) {
                     if short_before {
                         sites.forget(site);
                     }
@@ -501,6 +506,12 @@ where
         // Saturating: a source longer than `usize::MAX` items has offsets past it.
         offset = offset.saturating_add(step);
         rest = tail;
+        if short_before && offset == step_min {
+            // A short loop last time: the rest in one step, its last items first, whose clock
+            // read times the first item too.
+            step = step_max;
+            continue;
+        }
         let elapsed = timestamp().wrapping_sub(started);
         if short_before && elapsed >= share_after {
             // Not a short loop this time. (Before a mark of expensive items, which replaces
@@ -519,16 +530,6 @@ where
                 publish_len: items_lasting(LONG_HALF, offset, elapsed),
             };
             return Probed::Rest(done.unwrap(), rest);
-        }
-        if short_before && offset == step_min {
-            if elapsed < share_after / SHORT_ITEM {
-                // A short loop last time, and its first item agrees: the rest in one step,
-                // its last items first.
-                step = step_max;
-                continue;
-            }
-            // The first item alone took a good part of the limit: probe as usual.
-            short_before = false;
         }
         step = next_probe_step(offset, elapsed, share_after - elapsed, step_min, step_max);
         let last_step = total.saturating_sub(offset) < step.saturating_add(step_min);

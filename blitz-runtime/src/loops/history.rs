@@ -16,13 +16,14 @@
 //!
 //! **A short loop.** When a probe ran the whole loop on its caller, well within the limit, the
 //! site is remembered with the loop's length (if it is not a handful of items, see
-//! `engine::SHORT_LOOP_MIN_STEPS`). The next run of up to twice that length skips the
-//! probe's cautious early steps (see `engine::EARLY_SAMPLE`), which exist for loops whose first
-//! items say nothing of the rest: after its first item it runs the rest as one step, that step's
-//! last items first (see `engine::STEP_SAMPLE`). For a loop of a few thousand additions those
-//! early steps were two clock reads and two leaf calls of a few items each, a sixth of its time.
-//! A run that has to share forgets the record. A wrong record costs one run the early steps'
-//! caution: its first and last items are still timed.
+//! `engine::SHORT_LOOP_MIN_STEPS`). The next run of between half and twice that length skips
+//! the probe's cautious early steps (see `engine::EARLY_SAMPLE`), which exist for loops whose
+//! first items say nothing of the rest: after its first item it runs the rest as one step, that
+//! step's last items first (see `engine::STEP_SAMPLE`), with one clock read after them. For a
+//! loop of a few thousand additions those early steps were three clock reads and two leaf calls
+//! of a few items each, about a tenth of its time. A run that has to share forgets the record.
+//! A wrong record costs one run the early steps' caution: its first and last items are still
+//! timed.
 //!
 //! A site is the instantiation of the engine's leaf call for the loop's closure type (each
 //! closure has its own type), identified by that function's code address. The table is

@@ -208,9 +208,10 @@ fn a_short_loop_skips_the_early_steps_on_its_next_run() {
     assert_eq!(next, [(0, 1), (3996, 4), (1, 3995)]);
     assert_eq!(table.recall(site), Remembered::ShortLoop { len: 2000 });
 
-    // No time at all: the first item is over the limit, and the rest is left to share.
+    // No time at all: the first item and the sample are over the limit, and the rest is left
+    // to share.
     let (shared, done) = probed_pieces(2000, 0, (&table, site), true, no_sleep);
-    assert_eq!((shared.as_slice(), done), (&[(0, 1)][..], None));
+    assert_eq!((shared.as_slice(), done), (&[(0, 1), (1996, 4)][..], None));
     assert_eq!(table.recall(site), Remembered::Nothing);
 
     // A loop of fewer than `SHORT_LOOP_MIN_STEPS` items is not remembered (a recursion's loop
@@ -238,40 +239,28 @@ fn least_ticks_of_sleep(duration: std::time::Duration) -> u64 {
         .unwrap()
 }
 
-/// A run of a loop remembered as short whose first item takes a good part of the limit is
-/// probed as usual (its items cost more than last time, and the early steps are for that);
-/// one whose last items do is shared, and forgotten as a short loop. (Not under Miri, whose
-/// clock runs at a different scale.)
+/// A run of a loop remembered as short whose first item or last items take a good part of the
+/// limit (its items cost more than last time) is shared after them, and forgotten as a short
+/// loop. (Not under Miri, whose clock runs at a different scale.)
 #[test]
 #[cfg_attr(miri, ignore)]
-fn a_short_loop_whose_items_turn_slow_is_probed_as_usual() {
+fn a_short_loop_whose_items_turn_slow_is_shared() {
     use crate::loops::history::Remembered;
     let table = SiteTable::new();
     let site = Site::of(0x5a5a_0020);
     let sleep = std::time::Duration::from_millis(10);
-    let least = least_ticks_of_sleep(sleep);
-
-    // The limit: eight times `least`, so a first item that sleeps takes at least an eighth of
-    // it (more than `1 / SHORT_ITEM`) and, unless its sleep overshoots by 70 ms, less than all
-    // of it.
-    table.remember_short_loop(site, 2000);
-    let slow_first = |i| if i == 0 { sleep } else { Default::default() };
-    let (pieces, done) = probed_pieces(2000, 8 * least, (&table, site), true, slow_first);
-    match done {
-        Some(n) => {
-            assert_eq!(n, 2000);
-            assert_eq!(pieces[..3], [(0, 1), (1, 3), (4, 12)], "{pieces:?}");
-        }
-        // The sleep overshot the limit: shared after the first item, as any probe.
-        None => assert_eq!(pieces, [(0, 1)]),
+    // The limit: eight times the least a sleep took, so a sleeping item takes at least an
+    // eighth of it (more than `1 / SHORT_ITEM`) and, unless its sleep overshoots by 70 ms,
+    // less than all of it.
+    let limit = 8 * least_ticks_of_sleep(sleep);
+    let slow_first = |i: usize| if i == 0 { sleep } else { Default::default() };
+    let slow_last = |i: usize| if i == 1999 { sleep } else { Default::default() };
+    for slow in [&slow_first as &dyn Fn(usize) -> _, &slow_last] {
+        table.remember_short_loop(site, 2000);
+        let (pieces, done) = probed_pieces(2000, limit, (&table, site), true, slow);
+        assert_eq!((pieces.as_slice(), done), (&[(0, 1), (1996, 4)][..], None));
+        assert_eq!(table.recall(site), Remembered::Nothing);
     }
-
-    // The limit: twice `least`, which the last four items' sleeps pass.
-    table.remember_short_loop(site, 2000);
-    let slow_last = |i| if i >= 1996 { sleep } else { Default::default() };
-    let (pieces, done) = probed_pieces(2000, 2 * least, (&table, site), true, slow_last);
-    assert_eq!((pieces.as_slice(), done), (&[(0, 1), (1996, 4)][..], None));
-    assert_eq!(table.recall(site), Remembered::Nothing);
 }
 
 /// Items that take long are shared: a probe does not keep them on the caller. (Not under
