@@ -393,10 +393,10 @@ enum Probed<P, T> {
 
 /// A probe step after the early ones (see [`EARLY_SAMPLE`]; after the first one at a site
 /// remembered as a short loop, see `history`) first runs its last `STEP_SAMPLE` minimal steps'
-/// worth of items, and only then the rest of the step if the limit has not passed. The items run so far set the step's length, and they may say
-/// nothing of the items ahead: 16 items that a filter rejects, then items of 400 us, made a
-/// step of the next 496 items, which the caller then ran alone (every worker idle, 232 ms
-/// where rayon took 5 on 64 workers). A sample from the step's far end catches a loop whose
+/// worth of items, and only then the rest of the step if the limit has not passed. The items
+/// run so far set the step's length, and they may say nothing of the items ahead: 16 items
+/// that a filter rejects, then items of 400 us, made a step of the next 496 items, which the
+/// caller then ran alone (every worker idle, 232 ms where rayon took 5 on 64 workers). A sample from the step's far end catches a loop whose
 /// items cost more further on, for the price of one more leaf call per long step.
 const STEP_SAMPLE: usize = EARLY_GROWTH;
 
