@@ -3,7 +3,7 @@
 
 use super::pair::{PairCallback, with_producers};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
-use crate::loops::ParallelSource;
+use crate::loops::{ParallelSource, for_each_piece};
 
 /// Panics, saying so, if `base` holds more items than a `usize` counts (a range such as
 /// `0..=u64::MAX`, see `RangeIter::len`). Its pieces then report a saturated length, which
@@ -268,8 +268,12 @@ impl<PA: IntoIterator, PB: IntoIterator> IntoIterator for ZipProducer<PA, PB> {
 }
 
 /// `skip` and `take`: the items after (or up to) an index, cut off the base's producer with
-/// one split before anything runs. The part cut off is dropped unrun, which for a source that
-/// owns its items (`Vec::into_par_iter`) drops those items.
+/// one split before anything runs.
+///
+/// `skip` runs the items it skips first (in parallel, doing nothing with them), as
+/// `Iterator::skip` pulls them: the adaptors before it see every item, so a `map` or `inspect`
+/// with side effects runs for each, and a source that owns its items drops them there.
+/// `take` drops the rest unrun, as `Iterator::take` never pulls it.
 macro_rules! cut_adaptor {
     ($(#[$doc:meta])* $adaptor:ident, keep_back: $keep_back:expr) => {
         $(#[$doc])*
@@ -308,7 +312,7 @@ macro_rules! cut_adaptor {
                         let at = self.n.min(base.par_len());
                         let (front, back) = base.par_split_at(at);
                         if $keep_back {
-                            drop(front);
+                            for_each_piece(front, 0, |piece| piece.into_iter().for_each(drop));
                             self.callback.call(back)
                         } else {
                             drop(back);

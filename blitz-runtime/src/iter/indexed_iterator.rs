@@ -103,10 +103,22 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// The items after the first `n` (none if there are fewer).
     ///
+    /// The first `n` are still produced, in parallel, before the rest, and then dropped (as
+    /// `Iterator::skip` pulls them): a `map` or `inspect` before `skip` runs on every item.
+    ///
     /// ```
     /// use blitz::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// let v: Vec<u32> = (0..10u32).into_par_iter().skip(7).collect();
     /// assert_eq!(v, [7, 8, 9]);
+    ///
+    /// let seen = AtomicUsize::new(0);
+    /// let kept = (0..10u32)
+    ///     .into_par_iter()
+    ///     .inspect(|_| _ = seen.fetch_add(1, Ordering::Relaxed))
+    ///     .skip(7)
+    ///     .count();
+    /// assert_eq!((kept, seen.into_inner()), (3, 10));
     /// ```
     fn skip(self, n: usize) -> Skip<Self> {
         Skip::new(self, n)

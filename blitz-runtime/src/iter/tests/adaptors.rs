@@ -384,6 +384,17 @@ fn adaptors_and_collect_match_std() {
                 let owned_cut_std: Vec<String> =
                     owned.iter().skip(n / 2).take(n).cloned().collect();
                 assert_eq!(owned_cut, owned_cut_std);
+                // `skip` pulls the items it skips, as `Iterator::skip`: an `inspect` before it
+                // sees every item, one before `take` only those taken.
+                let seen = AtomicUsize::new(0);
+                let count = |_: &u64| _ = seen.fetch_add(1, Ordering::Relaxed);
+                let kept = v.par_iter().copied().inspect(count).skip(n).count();
+                assert_eq!(
+                    (kept, seen.swap(0, Ordering::Relaxed)),
+                    (v.len() - n.min(v.len()), v.len())
+                );
+                let kept = v.par_iter().copied().inspect(count).take(n).count();
+                assert_eq!((kept, seen.into_inner()), (n.min(v.len()), n.min(v.len())));
             }
         }
     });
