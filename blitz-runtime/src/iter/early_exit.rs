@@ -1,5 +1,5 @@
 //! The adaptors that may end before their base does: `while_some`, `take_any`, `skip_any`,
-//! `take_any_while`, `skip_any_while`; and `panic_fuse`.
+//! `take_any_while`, `skip_any_while`; and `panic_fuse`, which ends early on a panic.
 //!
 //! The first two stop through an [`UntilFlag`]: once one piece has decided that no more items
 //! are wanted, every piece stops at its next item. Which items the others yielded before that
@@ -8,9 +8,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::adaptors::FilterMap;
+use super::adaptors::{FilterMap, forward_source};
 use super::until_flag::UntilFlag;
 use super::{ParallelIterator, ProducerCallback};
+use crate::loops::ParallelSource;
 
 /// The iterator of [`ParallelIterator::while_some`].
 #[derive(Clone, Debug)]
@@ -201,7 +202,8 @@ where
     }
 }
 
-/// The iterator of [`ParallelIterator::panic_fuse`]: its base, unchanged.
+/// The iterator of [`ParallelIterator::panic_fuse`]: the items of its base until an item
+/// panics.
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct PanicFuse<I> {
@@ -218,7 +220,30 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        self.base.with_producer(callback)
+        let panicked = AtomicBool::new(false);
+        return self.base.with_producer(Callback {
+            callback,
+            panicked: &panicked,
+        });
+
+        struct Callback<'a, CB> {
+            callback: CB,
+            panicked: &'a AtomicBool,
+        }
+
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
+            type Output = CB::Output;
+
+            fn call<P>(self, base: P) -> CB::Output
+            where
+                P: ParallelSource + IntoIterator<Item = T>,
+            {
+                self.callback.call(PanicFuseProducer {
+                    base,
+                    panicked: self.panicked,
+                })
+            }
+        }
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -229,5 +254,61 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
 impl<I: super::IndexedParallelIterator> super::IndexedParallelIterator for PanicFuse<I> {
     fn len(&self) -> usize {
         self.base.len()
+    }
+}
+
+struct PanicFuseProducer<'a, P> {
+    base: P,
+    panicked: &'a AtomicBool,
+}
+
+forward_source!(PanicFuseProducer<'a, P> { panicked } where P: ParallelSource);
+
+impl<'a, P: IntoIterator> IntoIterator for PanicFuseProducer<'a, P> {
+    type Item = P::Item;
+    type IntoIter = PanicFuseIter<'a, P::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        PanicFuseIter {
+            items: self.base.into_iter(),
+            panicked: self.panicked,
+            unwinding_before: std::thread::panicking(),
+        }
+    }
+}
+
+/// A piece's items until some piece's item panics: a panic while the piece is being pulled
+/// (in the adaptors before the fuse or the consumer after it) unwinds through this iterator,
+/// whose `drop` raises the flag that every piece checks before each item. The pieces then
+/// stop early and the first panic goes on to the caller, as with any panic in an iterator;
+/// the items they did not reach are dropped unrun (an owning source drops them).
+struct PanicFuseIter<'a, It> {
+    items: It,
+    panicked: &'a AtomicBool,
+    /// The thread was already unwinding when the piece started (a parallel iterator run from
+    /// a `Drop` during a panic): then `panicking()` at the end says nothing about this piece.
+    unwinding_before: bool,
+}
+
+impl<It: Iterator> Iterator for PanicFuseIter<'_, It> {
+    type Item = It::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<It::Item> {
+        // Relaxed: a hint to stop early; the panic itself reaches the caller through the join
+        // that runs the panicking piece, whichever piece sees the flag.
+        if self.panicked.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.items.next()
+    }
+}
+
+impl<It> Drop for PanicFuseIter<'_, It> {
+    fn drop(&mut self) {
+        if std::thread::panicking() && !self.unwinding_before {
+            // Relaxed: see `next`.
+            self.panicked.store(true, Ordering::Relaxed);
+        }
     }
 }

@@ -757,12 +757,26 @@ pub trait ParallelIterator: Sized + Send {
         SkipAnyWhile::new(self, predicate)
     }
 
-    /// Accepted for rayon's `panic_fuse`, and changes nothing: a panic in one piece reaches the
-    /// caller once the pieces running beside it have finished, with or without it.
+    /// Stops every piece soon after an item panics (in the adaptors before `panic_fuse` or in
+    /// the consumer after it): the pieces check a shared flag before each item and yield no
+    /// more once it is up. The panic reaches the caller either way, once the pieces running
+    /// beside the panicking one have returned; without the fuse they run to their ends first,
+    /// which for long pieces of slow items is a long wait for a result that is lost anyway.
     ///
     /// ```
     /// use blitz::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// assert_eq!((1..=4u32).into_par_iter().panic_fuse().sum::<u32>(), 10);
+    ///
+    /// let ran = AtomicUsize::new(0);
+    /// let result = std::panic::catch_unwind(|| {
+    ///     (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|i| {
+    ///         ran.fetch_add(1, Ordering::Relaxed);
+    ///         assert!(i != 10, "item 10 failed");
+    ///     })
+    /// });
+    /// assert!(result.is_err());
+    /// assert!(ran.into_inner() < 1_000_000);
     /// ```
     fn panic_fuse(self) -> PanicFuse<Self> {
         PanicFuse::new(self)
