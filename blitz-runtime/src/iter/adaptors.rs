@@ -55,6 +55,25 @@ macro_rules! forward_source {
 }
 pub(super) use forward_source;
 
+/// Implements `Debug` for an adaptor that holds closures: the listed fields are shown and the
+/// closures left out (`Map { base: .., .. }`), as rayon's adaptors do, so that an iterator
+/// built with closures can still be printed.
+macro_rules! debug_without_closures {
+    ($adaptor:ident<$($param:ident),*> { $($field:ident),* } where $($bound:tt)*) => {
+        impl<$($param),*> std::fmt::Debug for $adaptor<$($param),*>
+        where
+            $($bound)*
+        {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($adaptor))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(super) use debug_without_closures;
+
 /// Implements `IndexedParallelIterator` for an adaptor that keeps one item per base item.
 macro_rules! indexed_like_base {
     (impl<$($lt:lifetime,)? $($param:ident),*> for $adaptor:ty where $($bound:tt)*) => {
@@ -71,12 +90,14 @@ macro_rules! indexed_like_base {
 pub(super) use indexed_like_base;
 
 /// The iterator of [`ParallelIterator::filter`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Filter<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(Filter<I, P> { base } where I: std::fmt::Debug);
 
 impl<I, P> Filter<I, P> {
     pub(super) fn new(base: I, predicate: P) -> Self {
@@ -144,12 +165,14 @@ where
 }
 
 /// The iterator of [`ParallelIterator::filter_map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FilterMap<I, F> {
     base: I,
     filter_map: F,
 }
+
+debug_without_closures!(FilterMap<I, F> { base } where I: std::fmt::Debug);
 
 impl<I, F> FilterMap<I, F> {
     pub(super) fn new(base: I, filter_map: F) -> Self {
@@ -219,12 +242,14 @@ where
 
 /// The iterator of [`ParallelIterator::flat_map`]: [`FlatMapIter`] over each item's
 /// iterator collected into a `Vec`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FlatMap<I, F> {
     base: I,
     map: F,
 }
+
+debug_without_closures!(FlatMap<I, F> { base } where I: std::fmt::Debug);
 
 impl<I, F> FlatMap<I, F> {
     pub(super) fn new(base: I, map: F) -> Self {
@@ -250,12 +275,14 @@ where
 }
 
 /// The iterator of [`ParallelIterator::flat_map_iter`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FlatMapIter<I, F> {
     base: I,
     map: F,
 }
+
+debug_without_closures!(FlatMapIter<I, F> { base } where I: std::fmt::Debug);
 
 impl<I, F> FlatMapIter<I, F> {
     pub(super) fn new(base: I, map: F) -> Self {
@@ -513,13 +540,15 @@ impl<I: ParallelIterator> ParallelIterator for MaxLen<I> {
 indexed_like_base!(impl<I> for MaxLen<I> where I: IndexedParallelIterator);
 
 /// The iterator of [`ParallelIterator::fold`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
 }
+
+debug_without_closures!(Fold<I, ID, F> { base } where I: std::fmt::Debug);
 
 impl<I, ID, F> Fold<I, ID, F> {
     pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
@@ -555,13 +584,15 @@ where
 }
 
 /// The iterator of [`ParallelIterator::fold_with`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FoldWith<I, T, F> {
     base: I,
     init: T,
     fold_op: F,
 }
+
+debug_without_closures!(FoldWith<I, T, F> { base, init } where I: std::fmt::Debug, T: std::fmt::Debug);
 
 impl<I, T, F> FoldWith<I, T, F> {
     pub(super) fn new(base: I, init: T, fold_op: F) -> Self {
@@ -678,12 +709,14 @@ where
 
 /// The iterator of [`IndexedParallelIterator::positions`]: the indices of the items for which
 /// the predicate holds, in order.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Positions<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(Positions<I, P> { base } where I: std::fmt::Debug);
 
 impl<I, P> Positions<I, P> {
     pub(super) fn new(base: I, predicate: P) -> Self {

@@ -2,6 +2,7 @@
 //! base. They share one producer, which splits the base at multiples of `size` and hands each
 //! chunk's items to a [`ChunkOp`]: collect them into a `Vec`, or fold them.
 
+use super::adaptors::debug_without_closures;
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
@@ -154,7 +155,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
 }
 
 /// The iterator of [`IndexedParallelIterator::fold_chunks`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FoldChunks<I, ID, F> {
     base: I,
@@ -162,6 +163,8 @@ pub struct FoldChunks<I, ID, F> {
     identity: ID,
     fold_op: F,
 }
+
+debug_without_closures!(FoldChunks<I, ID, F> { base, size } where I: std::fmt::Debug);
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
     pub(super) fn new(base: I, size: usize, identity: ID, fold_op: F) -> Self {
@@ -210,7 +213,7 @@ where
 }
 
 /// The iterator of [`IndexedParallelIterator::fold_chunks_with`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FoldChunksWith<I, U, F> {
     base: I,
@@ -218,6 +221,8 @@ pub struct FoldChunksWith<I, U, F> {
     init: U,
     fold_op: F,
 }
+
+debug_without_closures!(FoldChunksWith<I, U, F> { base, size, init } where I: std::fmt::Debug, U: std::fmt::Debug);
 
 impl<I, U, F> FoldChunksWith<I, U, F> {
     pub(super) fn new(base: I, size: usize, init: U, fold_op: F) -> Self {

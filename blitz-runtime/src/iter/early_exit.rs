@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::adaptors::{FilterMap, forward_source};
+use super::adaptors::{FilterMap, debug_without_closures, forward_source};
 use super::until_flag::UntilFlag;
 use super::{ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
@@ -121,12 +121,14 @@ impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
 }
 
 /// The iterator of [`ParallelIterator::take_any_while`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct TakeAnyWhile<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(TakeAnyWhile<I, P> { base } where I: std::fmt::Debug);
 
 impl<I, P> TakeAnyWhile<I, P> {
     pub(super) fn new(base: I, predicate: P) -> Self {
@@ -162,12 +164,14 @@ where
 }
 
 /// The iterator of [`ParallelIterator::skip_any_while`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct SkipAnyWhile<I, P> {
     base: I,
     predicate: P,
 }
+
+debug_without_closures!(SkipAnyWhile<I, P> { base } where I: std::fmt::Debug);
 
 impl<I, P> SkipAnyWhile<I, P> {
     pub(super) fn new(base: I, predicate: P) -> Self {

@@ -3,6 +3,7 @@
 
 use std::marker::PhantomData;
 
+use super::adaptors::debug_without_closures;
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, ProducerCallback};
 use crate::join::with_worker;
 use crate::loops::ParallelSource;
@@ -298,12 +299,14 @@ where
 }
 
 /// The iterator of [`split`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Split<D, S> {
     data: D,
     splitter: S,
 }
+
+debug_without_closures!(Split<D, S> { data } where D: std::fmt::Debug);
 
 /// How many pieces per worker [`split`] aims for when no piece moves: enough for the loop
 /// engine to balance pieces of somewhat uneven cost.

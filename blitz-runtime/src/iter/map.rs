@@ -1,17 +1,19 @@
 //! The adaptors that turn each item into one new item: `map`, `map_with`, `map_init`,
 //! `inspect`, `update`, `copied`, `cloned`.
 
-use super::adaptors::{forward_source, indexed_like_base};
+use super::adaptors::{debug_without_closures, forward_source, indexed_like_base};
 use super::{IndexedParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
 /// The iterator of [`ParallelIterator::map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Map<I, F> {
     base: I,
     map: F,
 }
+
+debug_without_closures!(Map<I, F> { base } where I: std::fmt::Debug);
 
 impl<I, F> Map<I, F> {
     pub(super) fn new(base: I, map: F) -> Self {
@@ -86,13 +88,15 @@ where
 }
 
 /// The iterator of [`ParallelIterator::map_with`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct MapWith<I, T, F> {
     base: I,
     init: T,
     map: F,
 }
+
+debug_without_closures!(MapWith<I, T, F> { base, init } where I: std::fmt::Debug, T: std::fmt::Debug);
 
 impl<I, T, F> MapWith<I, T, F> {
     pub(super) fn new(base: I, init: T, map: F) -> Self {
@@ -198,13 +202,15 @@ impl<It: Iterator, T, F: Fn(&mut T, It::Item) -> R, R> Iterator for MapWithIter<
 }
 
 /// The iterator of [`ParallelIterator::map_init`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
     map: F,
 }
+
+debug_without_closures!(MapInit<I, INIT, F> { base } where I: std::fmt::Debug);
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
     pub(super) fn new(base: I, init: INIT, map: F) -> Self {
@@ -292,12 +298,14 @@ where
 }
 
 /// The iterator of [`ParallelIterator::inspect`]: a [`Map`] that hands each item back.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Inspect<I, F> {
     base: I,
     inspect: F,
 }
+
+debug_without_closures!(Inspect<I, F> { base } where I: std::fmt::Debug);
 
 impl<I, F> Inspect<I, F> {
     pub(super) fn new(base: I, inspect: F) -> Self {
@@ -329,12 +337,14 @@ where
 indexed_like_base!(impl<I, F> for Inspect<I, F> where I: IndexedParallelIterator, F: Fn(&I::Item) + Sync + Send);
 
 /// The iterator of [`ParallelIterator::update`]: a [`Map`] that changes each item in place.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Update<I, F> {
     base: I,
     update: F,
 }
+
+debug_without_closures!(Update<I, F> { base } where I: std::fmt::Debug);
 
 impl<I, F> Update<I, F> {
     pub(super) fn new(base: I, update: F) -> Self {

@@ -13,6 +13,7 @@
 
 use std::ops::Range;
 
+use super::adaptors::debug_without_closures;
 use super::{IntoParallelIterator, ParallelIterator, ProducerCallback};
 use crate::loops::ParallelSource;
 
@@ -35,10 +36,12 @@ pub trait SliceCut<T>: Sync + Send {
 
 /// Marker of `par_split`: parts between the items `separator` holds for, which are left out; a
 /// separator at either end has an empty part beyond it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct SplitCut<P> {
     separator: P,
 }
+
+debug_without_closures!(SplitCut<P> {  } where );
 
 impl<T, P: Fn(&T) -> bool + Sync + Send> SliceCut<T> for SplitCut<P> {
     fn positions(&self, len: usize) -> usize {
@@ -59,10 +62,12 @@ impl<T, P: Fn(&T) -> bool + Sync + Send> SliceCut<T> for SplitCut<P> {
 
 /// Marker of `par_split_inclusive`: parts that end with an item `separator` holds for, and a
 /// last part without one unless the slice ends with a separator.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct SplitInclusiveCut<P> {
     separator: P,
 }
+
+debug_without_closures!(SplitInclusiveCut<P> {  } where );
 
 impl<T, P: Fn(&T) -> bool + Sync + Send> SliceCut<T> for SplitInclusiveCut<P> {
     fn positions(&self, len: usize) -> usize {
@@ -84,10 +89,12 @@ impl<T, P: Fn(&T) -> bool + Sync + Send> SliceCut<T> for SplitInclusiveCut<P> {
 
 /// Marker of `par_chunk_by`: runs of items where `same(a, b)` holds for each item `a` and the
 /// one after it, `b`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct ChunkByCut<P> {
     same: P,
 }
+
+debug_without_closures!(ChunkByCut<P> {  } where );
 
 impl<T, P: Fn(&T, &T) -> bool + Sync + Send> SliceCut<T> for ChunkByCut<P> {
     fn positions(&self, len: usize) -> usize {

@@ -4,18 +4,20 @@
 
 use std::ops::ControlFlow;
 
-use super::adaptors::{Seed, SeedValue, forward_source};
+use super::adaptors::{Seed, SeedValue, debug_without_closures, forward_source};
 use super::{ParallelIterator, ProducerCallback, Try};
 use crate::loops::ParallelSource;
 
 /// The iterator of [`ParallelIterator::try_fold`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct TryFold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
 }
+
+debug_without_closures!(TryFold<I, ID, F> { base } where I: std::fmt::Debug);
 
 impl<I, ID, F> TryFold<I, ID, F> {
     pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
@@ -51,13 +53,15 @@ where
 }
 
 /// The iterator of [`ParallelIterator::try_fold_with`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct TryFoldWith<I, T, F> {
     base: I,
     init: T,
     fold_op: F,
 }
+
+debug_without_closures!(TryFoldWith<I, T, F> { base, init } where I: std::fmt::Debug, T: std::fmt::Debug);
 
 impl<I, T, F> TryFoldWith<I, T, F> {
     pub(super) fn new(base: I, init: T, fold_op: F) -> Self {

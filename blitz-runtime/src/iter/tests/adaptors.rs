@@ -811,3 +811,53 @@ fn blocks_run_one_after_another() {
         }
     });
 }
+
+/// Adaptors that hold closures print their other fields and leave the closures out, as
+/// rayon's do; an adaptor over them prints through.
+#[test]
+fn adaptors_holding_closures_print_without_them() {
+    let mut v = vec![1u32, 2, 3];
+    let shown = [
+        format!("{:?}", v.par_iter().map(|x| x + 1)),
+        format!("{:?}", v.par_iter().filter(|_| true)),
+        format!("{:?}", v.par_iter().filter_map(Some)),
+        format!("{:?}", v.par_iter().flat_map(Some)),
+        format!("{:?}", v.par_iter().flat_map_iter(Some)),
+        format!("{:?}", v.par_iter().map(Some).flatten()),
+        format!("{:?}", v.par_iter().fold(|| 0, |x, _| x)),
+        format!("{:?}", v.par_iter().fold_with(7, |x, _| x)),
+        format!("{:?}", v.par_iter().fold_chunks(2, || 0, |x, _| x)),
+        format!("{:?}", v.par_iter().fold_chunks_with(2, 7, |x, _| x)),
+        format!("{:?}", v.par_iter().try_fold(|| 0, |x, _| Some(x))),
+        format!("{:?}", v.par_iter().try_fold_with(7, |x, _| Some(x))),
+        format!("{:?}", v.par_iter().inspect(|_| ())),
+        format!("{:?}", v.par_iter().update(|_| ())),
+        format!("{:?}", v.par_iter().map_with(7, |_, x| x)),
+        format!("{:?}", v.par_iter().map_init(|| 0, |_, x| x)),
+        format!("{:?}", v.par_iter().positions(|_| true)),
+        format!("{:?}", v.par_iter().take_any_while(|_| true)),
+        format!("{:?}", v.par_iter().skip_any_while(|_| false)),
+        format!("{:?}", v.par_iter().map(Some).while_some()),
+        format!("{:?}", v.par_chunk_by(|a, b| a == b)),
+        format!("{:?}", v.par_split(|x| x % 2 == 0)),
+        format!("{:?}", v.par_split_inclusive(|x| x % 2 == 0)),
+        format!("{:?}", crate::iter::split(0..3, |r| (r, None))),
+    ];
+    for line in &shown {
+        assert!(
+            line.contains("[1, 2, 3]") || line.contains("0..3"),
+            "{line}"
+        );
+    }
+    assert_eq!(shown[0], "Map { base: Iter { slice: [1, 2, 3] }, .. }");
+    assert!(shown[7].contains("init: 7"), "{}", shown[7]);
+    assert!(shown[8].contains("size: 2"), "{}", shown[8]);
+    let shown_mut = [
+        format!("{:?}", v.par_chunk_by_mut(|a, b| a == b)),
+        format!("{:?}", v.par_split_mut(|x| x % 2 == 0)),
+        format!("{:?}", v.par_split_inclusive_mut(|x| x % 2 == 0)),
+    ];
+    for line in &shown_mut {
+        assert!(line.contains("[1, 2, 3]"), "{line}");
+    }
+}
