@@ -215,9 +215,9 @@ impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
 /// The source of [`repeat`] and [`repeat_n`]: `count` clones of `element`.
 ///
 /// Invariant: `element` is `Some` whenever `count > 0`.
-struct RepeatSource<T> {
-    element: Option<T>,
-    count: usize,
+pub(super) struct RepeatSource<T> {
+    pub(super) element: Option<T>,
+    pub(super) count: usize,
 }
 
 impl<T: Clone + Send> ParallelSource for RepeatSource<T> {
@@ -227,13 +227,14 @@ impl<T: Clone + Send> ParallelSource for RepeatSource<T> {
 
     fn par_split_at(self, index: usize) -> (Self, Self) {
         let rest = self.count - index;
-        // Each side with items gets the element; the right keeps the original.
-        let left = if index > 0 {
-            self.element.clone()
-        } else {
-            None
+        // Each side with items gets the element, and only such a side: a cut at either end
+        // moves it whole (a split into `n` non-empty pieces makes `n - 1` clones, and the
+        // items `count - 1` more, as rayon's). Otherwise the right keeps the original.
+        let (left, right) = match (index > 0, rest > 0) {
+            (true, true) => (self.element.clone(), self.element),
+            (true, false) => (self.element, None),
+            (false, _) => (None, self.element),
         };
-        let right = if rest > 0 { self.element } else { None };
         (
             RepeatSource {
                 element: left,
@@ -262,6 +263,17 @@ impl<T: Clone> Iterator for RepeatSource<T> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.count, Some(self.count))
+    }
+
+    /// Skips `n` items without making them (`step_by` skips through here).
+    fn nth(&mut self, n: usize) -> Option<T> {
+        if n >= self.count {
+            self.count = 0;
+            self.element = None;
+            return None;
+        }
+        self.count -= n;
+        self.next()
     }
 }
 

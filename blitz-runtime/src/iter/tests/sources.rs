@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use super::{lengths, on_pools, random_vec};
 use crate::iter::prelude::*;
+use crate::loops::ParallelSource;
 use crate::test_rng::Rng;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Random text from pieces that stress the part boundaries: multi-byte chars, Unicode and
 /// ASCII whitespace runs, `\r\n` and bare `\n`, empty lines, separators at both ends.
@@ -512,6 +514,26 @@ fn generated_sources_match_std() {
                 std::iter::repeat_n(String::from("ab"), n).collect::<Vec<_>>()
             );
             assert_eq!(crate::iter::repeatn(3u64, n).sum::<u64>(), 3 * n as u64);
+            // `n - 1` clones whatever the splits (the last item is the element itself), and
+            // every item dropped once.
+            let (clones, drops) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let counted = Counted(&clones, &drops);
+            assert_eq!(crate::iter::repeat_n(counted, n).count(), n);
+            let seen = (clones.into_inner(), drops.into_inner());
+            assert_eq!(
+                seen,
+                (n.saturating_sub(1), n.max(1)),
+                "clones, drops of {n}"
+            );
+            // `step_by` skips items without making them.
+            let clones = AtomicUsize::new(0);
+            let drops = AtomicUsize::new(0);
+            let stepped = crate::iter::repeat_n(Counted(&clones, &drops), n).step_by(1000);
+            assert_eq!(stepped.count(), n.div_ceil(1000));
+            assert!(
+                clones.into_inner() <= 2 * n.div_ceil(1000) + 64,
+                "clones of {n}"
+            );
             let indexed: Vec<(usize, char)> =
                 crate::iter::repeat('z').take(n).enumerate().collect();
             assert_eq!(
@@ -720,4 +742,45 @@ fn a_range_of_usize_max_items_has_a_length() {
     assert_eq!((0..10u8).into_par_iter().opt_len(), Some(10));
     let (start, end) = (std::hint::black_box(10u64), 0);
     assert_eq!((start..end).into_par_iter().opt_len(), Some(0));
+}
+
+/// Counts its clones and drops.
+struct Counted<'a>(&'a AtomicUsize, &'a AtomicUsize);
+
+impl Clone for Counted<'_> {
+    fn clone(&self) -> Self {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Counted(self.0, self.1)
+    }
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `repeat_n`'s source makes `n - 1` clones for `n` non-empty pieces: a cut at either end
+/// moves the element to the side with the items (a cut at the end made a clone that was never
+/// used).
+#[test]
+fn repeat_cut_at_either_end_moves_the_element() {
+    use crate::iter::generate::RepeatSource;
+    let (clones, drops) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let source = || RepeatSource {
+        element: Some(Counted(&clones, &drops)),
+        count: 3,
+    };
+    for at in [0, 3] {
+        let (left, right) = source().par_split_at(at);
+        assert_eq!((left.par_len(), right.par_len()), (at, 3 - at));
+        assert_eq!(clones.load(Ordering::Relaxed), 0, "a cut at {at}");
+        assert_eq!(left.chain(right).count(), 3);
+        clones.store(0, Ordering::Relaxed);
+    }
+    let (left, right) = source().par_split_at(1);
+    assert_eq!(left.chain(right).count(), 3);
+    // One clone for the cut, one for the first item of the right side.
+    assert_eq!(clones.into_inner(), 2);
+    assert_eq!(drops.into_inner(), 9);
 }
