@@ -480,6 +480,7 @@ where
         let items = UntilFlag {
             base: iter.into_par_iter(),
             flag: &failed,
+            raise_on_unwind: false,
         };
         let collection = items
             .filter_map(|item| match item {

@@ -1,17 +1,17 @@
 //! The adaptors that may end before their base does: `while_some`, `take_any`, `skip_any`,
 //! `take_any_while`, `skip_any_while`; and `panic_fuse`, which ends early on a panic.
 //!
-//! The first two stop through an [`UntilFlag`]: once one piece has decided that no more items
-//! are wanted, every piece stops at its next item. Which items the others yielded before that
-//! depends on the schedule, as in rayon: these adaptors promise a count or a stopping point,
-//! not which items.
+//! `while_some`, `take_any` and `take_any_while` stop through an [`UntilFlag`]: once one piece
+//! has decided that no more items are wanted, every piece stops at its next item. Which items
+//! the others yielded before that depends on the schedule, as in rayon: these adaptors promise
+//! a count or a stopping point, not which items. `panic_fuse` raises its flag when a panic
+//! unwinds through a piece.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::adaptors::{FilterMap, debug_without_closures, forward_source};
+use super::adaptors::{FilterMap, debug_without_closures};
 use super::until_flag::UntilFlag;
 use super::{ParallelIterator, ProducerCallback};
-use crate::loops::ParallelSource;
 
 /// The iterator of [`ParallelIterator::while_some`].
 #[derive(Clone, Debug)]
@@ -38,6 +38,7 @@ where
         let items = UntilFlag {
             base: self.base,
             flag: &none_seen,
+            raise_on_unwind: false,
         };
         FilterMap::new(items, |item: Option<T>| {
             if item.is_none() {
@@ -74,6 +75,7 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
         let items = UntilFlag {
             base: self.base,
             flag: &enough,
+            raise_on_unwind: false,
         };
         FilterMap::new(items, |item| {
             // Relaxed: the count alone decides (each ticket is handed out once); the flag is
@@ -149,6 +151,7 @@ where
         let items = UntilFlag {
             base: self.base,
             flag: &failed,
+            raise_on_unwind: false,
         };
         FilterMap::new(items, |item| {
             if predicate(&item) {
@@ -225,29 +228,12 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
         let panicked = AtomicBool::new(false);
-        return self.base.with_producer(Callback {
-            callback,
-            panicked: &panicked,
-        });
-
-        struct Callback<'a, CB> {
-            callback: CB,
-            panicked: &'a AtomicBool,
+        UntilFlag {
+            base: self.base,
+            flag: &panicked,
+            raise_on_unwind: true,
         }
-
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
-            type Output = CB::Output;
-
-            fn call<P>(self, base: P) -> CB::Output
-            where
-                P: ParallelSource + IntoIterator<Item = T>,
-            {
-                self.callback.call(PanicFuseProducer {
-                    base,
-                    panicked: self.panicked,
-                })
-            }
-        }
+        .with_producer(callback)
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -258,61 +244,5 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
 impl<I: super::IndexedParallelIterator> super::IndexedParallelIterator for PanicFuse<I> {
     fn len(&self) -> usize {
         self.base.len()
-    }
-}
-
-struct PanicFuseProducer<'a, P> {
-    base: P,
-    panicked: &'a AtomicBool,
-}
-
-forward_source!(PanicFuseProducer<'a, P> { panicked } where P: ParallelSource);
-
-impl<'a, P: IntoIterator> IntoIterator for PanicFuseProducer<'a, P> {
-    type Item = P::Item;
-    type IntoIter = PanicFuseIter<'a, P::IntoIter>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        PanicFuseIter {
-            items: self.base.into_iter(),
-            panicked: self.panicked,
-            unwinding_before: std::thread::panicking(),
-        }
-    }
-}
-
-/// A piece's items until some piece's item panics: a panic while the piece is being pulled
-/// (in the adaptors before the fuse or the consumer after it) unwinds through this iterator,
-/// whose `drop` raises the flag that every piece checks before each item. The pieces then
-/// stop early and the first panic goes on to the caller, as with any panic in an iterator;
-/// the items they did not reach are dropped unrun (an owning source drops them).
-struct PanicFuseIter<'a, It> {
-    items: It,
-    panicked: &'a AtomicBool,
-    /// The thread was already unwinding when the piece started (a parallel iterator run from
-    /// a `Drop` during a panic): then `panicking()` at the end says nothing about this piece.
-    unwinding_before: bool,
-}
-
-impl<It: Iterator> Iterator for PanicFuseIter<'_, It> {
-    type Item = It::Item;
-
-    #[inline]
-    fn next(&mut self) -> Option<It::Item> {
-        // Relaxed: a hint to stop early; the panic itself reaches the caller through the join
-        // that runs the panicking piece, whichever piece sees the flag.
-        if self.panicked.load(Ordering::Relaxed) {
-            return None;
-        }
-        self.items.next()
-    }
-}
-
-impl<It> Drop for PanicFuseIter<'_, It> {
-    fn drop(&mut self) {
-        if std::thread::panicking() && !self.unwinding_before {
-            // Relaxed: see `next`.
-            self.panicked.store(true, Ordering::Relaxed);
-        }
     }
 }

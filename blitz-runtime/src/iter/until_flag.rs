@@ -5,6 +5,9 @@
 //! Each piece looks at the flag before pulling each item (one relaxed load); a piece started
 //! after the flag went up yields nothing. Not indexed: it may yield fewer items than its
 //! source.
+//!
+//! With `raise_on_unwind`, a piece also raises the flag if a panic unwinds through it (in the
+//! adaptors before it or the consumer after it): `panic_fuse`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -16,6 +19,8 @@ use crate::loops::ParallelSource;
 pub(super) struct UntilFlag<'a, I> {
     pub(super) base: I,
     pub(super) flag: &'a AtomicBool,
+    /// Raise `flag` when a piece is dropped by a panic's unwinding.
+    pub(super) raise_on_unwind: bool,
 }
 
 impl<I: ParallelIterator> ParallelIterator for UntilFlag<'_, I> {
@@ -25,11 +30,13 @@ impl<I: ParallelIterator> ParallelIterator for UntilFlag<'_, I> {
         return self.base.with_producer(Callback {
             callback,
             flag: self.flag,
+            raise_on_unwind: self.raise_on_unwind,
         });
 
         struct Callback<'a, CB> {
             callback: CB,
             flag: &'a AtomicBool,
+            raise_on_unwind: bool,
         }
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
@@ -42,6 +49,7 @@ impl<I: ParallelIterator> ParallelIterator for UntilFlag<'_, I> {
                 self.callback.call(UntilFlagProducer {
                     base,
                     flag: self.flag,
+                    raise_on_unwind: self.raise_on_unwind,
                 })
             }
         }
@@ -51,9 +59,10 @@ impl<I: ParallelIterator> ParallelIterator for UntilFlag<'_, I> {
 struct UntilFlagProducer<'a, P> {
     base: P,
     flag: &'a AtomicBool,
+    raise_on_unwind: bool,
 }
 
-forward_source!(UntilFlagProducer<'a, P> { flag } where P: ParallelSource);
+forward_source!(UntilFlagProducer<'a, P> { flag, raise_on_unwind } where P: ParallelSource);
 
 impl<'a, P: IntoIterator> IntoIterator for UntilFlagProducer<'a, P> {
     type Item = P::Item;
@@ -63,6 +72,9 @@ impl<'a, P: IntoIterator> IntoIterator for UntilFlagProducer<'a, P> {
         UntilFlagIter {
             items: self.base.into_iter(),
             flag: self.flag,
+            // A piece that starts while its thread already unwinds (an iterator run from a
+            // `Drop` during a panic) learns nothing from `panicking()` at its end.
+            raise_on_unwind: self.raise_on_unwind && !std::thread::panicking(),
         }
     }
 }
@@ -70,6 +82,7 @@ impl<'a, P: IntoIterator> IntoIterator for UntilFlagProducer<'a, P> {
 pub(super) struct UntilFlagIter<'a, It> {
     items: It,
     flag: &'a AtomicBool,
+    raise_on_unwind: bool,
 }
 
 impl<It: Iterator> Iterator for UntilFlagIter<'_, It> {
@@ -82,5 +95,15 @@ impl<It: Iterator> Iterator for UntilFlagIter<'_, It> {
             return None;
         }
         self.items.next()
+    }
+}
+
+impl<It> Drop for UntilFlagIter<'_, It> {
+    fn drop(&mut self) {
+        if self.raise_on_unwind && std::thread::panicking() {
+            // Relaxed: a hint, as in `next`; the panic itself reaches the caller through the
+            // join that runs this piece.
+            self.flag.store(true, Ordering::Relaxed);
+        }
     }
 }
