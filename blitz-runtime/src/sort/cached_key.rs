@@ -15,7 +15,7 @@
 //! Indices are `u32` when the slice is short enough (as in `std`: a smaller pair sorts
 //! faster), `usize` otherwise.
 
-use super::Cutoffs;
+use super::{Cutoffs, std_sort};
 use crate::join::with_worker;
 use crate::raw::{SendPtr, WrittenRun};
 use crate::registry::Worker;
@@ -28,11 +28,11 @@ where
     F: Fn(&T) -> K + Sync,
 {
     if v.len() <= cutoffs.sequential {
-        return v.sort_by_cached_key(f);
+        return std_sort(v, |v| v.sort_by_cached_key(f));
     }
     with_worker(|w| {
         if w.num_threads() == 1 {
-            v.sort_by_cached_key(f)
+            std_sort(v, |v| v.sort_by_cached_key(f))
         } else if u32::try_from(v.len()).is_ok() {
             sort_with_index::<u32, _, _, _>(w, v, f, cutoffs)
         } else {

@@ -31,8 +31,9 @@
 //! original elements exactly once: elements are only ever moved, never duplicated or dropped,
 //! and each piece of code that moves elements through a scratch buffer keeps a guard that puts
 //! them back if the comparator unwinds. An inconsistent comparator leaves the slice in an
-//! unspecified order; like `std`'s sorts (which sort the short pieces here), the sorts may
-//! then panic.
+//! unspecified order, without a panic, as in rayon: `std`'s sorts (which sort the short pieces
+//! here) panic when they find that the order is no total order, and [`std_sort`] catches
+//! that one panic and goes on.
 
 mod cached_key;
 mod presorted;
@@ -42,8 +43,10 @@ mod unstable;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
+use std::any::Any;
 use std::cmp::Ordering;
 use std::mem;
+use std::panic::{self, AssertUnwindSafe};
 
 use crate::join::with_worker;
 use crate::registry::Worker;
@@ -92,6 +95,31 @@ impl Cutoffs {
     };
 }
 
+/// Runs `sort`, one of `std`'s sorts, on `v`, and goes on if it gives up on a comparator that
+/// is no total order.
+///
+/// `std`'s sorts panic on finding such a comparator ("user-provided comparison function does
+/// not correctly implement a total order"), with `v` a permutation of its elements. The
+/// parallel sorts promise a permutation in an unspecified order instead, as rayon's do, so
+/// that one panic is caught (the panic hook has printed its message by then, which tells the
+/// user of the bug). Every other panic, the comparator's own among them, goes on.
+fn std_sort<T>(v: &mut [T], sort: impl FnOnce(&mut [T])) {
+    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| sort(v)))
+        && !is_order_violation(payload.as_ref())
+    {
+        panic::resume_unwind(payload);
+    }
+}
+
+/// Whether a panic's payload is `std`'s report of a comparator that is no total order.
+fn is_order_violation(payload: &(dyn Any + Send)) -> bool {
+    const MESSAGE: &str =
+        "user-provided comparison function does not correctly implement a total order";
+    let text = payload.downcast_ref::<&str>().copied();
+    let text = text.or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+    text == Some(MESSAGE)
+}
+
 /// Sorts `v` in parallel, stably (equal elements keep their order), with the comparator
 /// `compare`: the runtime half of `par_sort`, `par_sort_by` and `par_sort_by_key`.
 ///
@@ -112,7 +140,9 @@ impl Cutoffs {
 ///
 /// If `compare` panics, the panic propagates once every running piece has finished; `v` then
 /// holds a permutation of its elements. If `compare` is not a total order, `v` ends in an
-/// unspecified order, again a permutation, and the sort may panic (as `std`'s sorts may).
+/// unspecified order, again a permutation, and the sort returns: `std`'s sorts, which sort the
+/// pieces, may report such a comparator with a panic, which is caught here (its message is
+/// still printed, by the panic hook).
 pub fn par_sort_by<T, F>(v: &mut [T], compare: F)
 where
     T: Send,
@@ -128,11 +158,11 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if v.len() <= cutoffs.sequential || mem::size_of::<T>() == 0 {
-        return v.sort_by(compare);
+        return std_sort(v, |v| v.sort_by(compare));
     }
     with_worker(|w| {
         if w.num_threads() == 1 {
-            return v.sort_by(compare);
+            return std_sort(v, |v| v.sort_by(compare));
         }
         let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
         // Only a strictly descending slice may be reversed: equal neighbours would swap.
@@ -162,8 +192,7 @@ where
 /// # Panics
 ///
 /// As for [`par_sort_by`]: a panic of `compare` propagates, and `v` then holds a permutation of
-/// its elements; an inconsistent `compare` leaves a permutation too, and may make the sort
-/// panic.
+/// its elements; an inconsistent `compare` leaves a permutation too, and the sort returns.
 pub fn par_sort_unstable_by<T, F>(v: &mut [T], compare: F)
 where
     T: Send,
@@ -179,7 +208,7 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if v.len() <= cutoffs.sequential || mem::size_of::<T>() == 0 {
-        return v.sort_unstable_by(compare);
+        return std_sort(v, |v| v.sort_unstable_by(compare));
     }
     with_worker(|w| sort_unstable_in(w, v, compare, cutoffs));
 }
@@ -192,7 +221,7 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if w.num_threads() == 1 {
-        return v.sort_unstable_by(compare);
+        return std_sort(v, |v| v.sort_unstable_by(compare));
     }
     let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
     // Unstable: a descending run with equal neighbours may be reversed too.
@@ -222,8 +251,7 @@ where
 ///
 /// If `f` or the keys' `Ord` panics, the panic propagates once every running piece has
 /// finished; `v` is then unchanged, and every key computed so far has been dropped. An
-/// inconsistent `Ord` leaves `v` in an unspecified order (a permutation), or makes the sort
-/// panic.
+/// inconsistent `Ord` leaves `v` in an unspecified order (a permutation).
 pub fn par_sort_by_cached_key<T, K, F>(v: &mut [T], f: F)
 where
     T: Send,

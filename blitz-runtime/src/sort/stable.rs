@@ -127,7 +127,7 @@ impl<F> Sort<'_, F> {
             // SAFETY: the `len` elements at `v` are initialised and ours alone (the caller's
             // promise), and the reference ends before the guard copies them.
             let run = unsafe { slice::from_raw_parts_mut(v.get(), len) };
-            run.sort_by(self.compare);
+            super::std_sort(run, |run| run.sort_by(self.compare));
             return;
         }
         let mid = len / 2;
