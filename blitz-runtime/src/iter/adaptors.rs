@@ -10,10 +10,21 @@ use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, Pro
 use crate::loops::ParallelSource;
 
 /// Implements `ParallelSource` for a producer whose splitting is its `base`'s, the other
-/// fields being copied into both halves.
+/// fields being copied into both halves. With `blocks = field`, the producer runs in the blocks
+/// that field holds (`par_blocks`); otherwise in its base's.
 macro_rules! forward_source {
     ($producer:ident<$($lt:lifetime,)? $($param:ident),*> { $($field:ident),* }
         where $($bound:tt)*) => {
+        forward_source!(@impl $producer<$($lt,)? $($param),*> { $($field),* }
+            |this| this.base.par_blocks(); where $($bound)*);
+    };
+    ($producer:ident<$($lt:lifetime,)? $($param:ident),*> { $($field:ident),* }
+        blocks = $blocks:ident where $($bound:tt)*) => {
+        forward_source!(@impl $producer<$($lt,)? $($param),*> { $($field),* }
+            |this| Some(this.$blocks); where $($bound)*);
+    };
+    (@impl $producer:ident<$($lt:lifetime,)? $($param:ident),*> { $($field:ident),* }
+        |$this:ident| $blocks:expr; where $($bound:tt)*) => {
         impl<$($lt,)? $($param),*> ParallelSource for $producer<$($lt,)? $($param),*>
         where
             Self: IntoIterator,
@@ -48,7 +59,8 @@ macro_rules! forward_source {
             }
 
             fn par_blocks(&self) -> Option<(usize, usize)> {
-                self.base.par_blocks()
+                let $this = self;
+                $blocks
             }
         }
     };

@@ -8,6 +8,7 @@
 //! and the ordered searches skip every piece after a hit, so blocks are rarely needed for
 //! speed; they are for code that relies on their order.
 
+use super::adaptors::forward_source;
 use super::{IndexedParallelIterator, ParallelIterator, ParallelSource, ProducerCallback};
 
 /// The exponential blocks' first block: one item per worker, as in rayon.
@@ -97,47 +98,7 @@ struct BlockSource<P> {
     blocks: (usize, usize),
 }
 
-impl<P: ParallelSource> ParallelSource for BlockSource<P> {
-    fn par_len(&self) -> usize {
-        self.base.par_len()
-    }
-
-    fn par_split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.base.par_split_at(index);
-        let blocks = self.blocks;
-        (
-            BlockSource { base: left, blocks },
-            BlockSource {
-                base: right,
-                blocks,
-            },
-        )
-    }
-
-    fn par_min_len(&self) -> usize {
-        self.base.par_min_len()
-    }
-
-    fn par_max_len(&self) -> usize {
-        self.base.par_max_len()
-    }
-
-    fn par_split_half(self) -> (Self, Self) {
-        let (left, right) = self.base.par_split_half();
-        let blocks = self.blocks;
-        (
-            BlockSource { base: left, blocks },
-            BlockSource {
-                base: right,
-                blocks,
-            },
-        )
-    }
-
-    fn par_blocks(&self) -> Option<(usize, usize)> {
-        Some(self.blocks)
-    }
-}
+forward_source!(BlockSource<P> { blocks } blocks = blocks where P: ParallelSource);
 
 impl<P: IntoIterator> IntoIterator for BlockSource<P> {
     type Item = P::Item;
