@@ -81,18 +81,19 @@ impl<T> WrittenRun<T> {
         self.len += 1;
     }
 
-    /// One run for the items of `self` and of `next`, which must follow them directly.
+    /// One run for the items of `self` and of `next`, if `next` starts where `self` ends.
     ///
-    /// # Panics
-    ///
-    /// If `next` does not start where `self` ends (a producer yielded fewer items than it
-    /// promised); both runs drop their items as the panic unwinds.
+    /// Otherwise `self`'s piece stopped short: a producer yielded fewer items than it
+    /// promised, or a `panic_fuse` stopped the piece because another piece panicked. Then
+    /// `next`'s items are dropped and `self` is the run: the caller, which compares the whole
+    /// run with the length once every piece is back, reports the gap, unless the other
+    /// piece's panic reaches it first (a panic here would have taken that panic's place).
     pub(crate) fn append(self, next: WrittenRun<T>) -> WrittenRun<T> {
         // `wrapping_add`: only compared, never dereferenced.
-        assert!(
-            self.start.wrapping_add(self.len) == next.start,
-            "blitz: a parallel producer yielded fewer items than its length"
-        );
+        if self.start.wrapping_add(self.len) != next.start {
+            drop(next);
+            return self;
+        }
         let joined = WrittenRun {
             start: self.start,
             len: self.len + next.len,

@@ -470,6 +470,54 @@ fn a_panic_propagates_and_the_pool_survives() {
     );
 }
 
+/// A fused iterator collected in place: the pieces that stop early leave gaps, and the panic
+/// that reaches the caller is still the item's, not a complaint about the gaps.
+#[test]
+fn panic_fuse_into_collect_surfaces_the_items_panic() {
+    quiet_planted_panics();
+    // Some work per item, so that pieces are still running when the panic raises the fuse.
+    fn spin(x: u64) -> u64 {
+        (0..50).fold(x, |h, _| std::hint::black_box(h.rotate_left(5) ^ 0x9e37))
+    }
+    let n = if cfg!(miri) { 64u64 } else { 20_000 };
+    on_pools(|| {
+        for at in [0, 1, n / 3, n / 2, n - 1] {
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                (0..n)
+                    .into_par_iter()
+                    .panic_fuse()
+                    .map(|x| {
+                        if x == at {
+                            panic!("planted {x}")
+                        } else {
+                            spin(x)
+                        }
+                    })
+                    .collect::<Vec<u64>>()
+            }));
+            let payload = result.unwrap_err();
+            let message = payload.downcast_ref::<String>().map(String::as_str);
+            assert_eq!(message, Some(format!("planted {at}").as_str()));
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                (0..n)
+                    .into_par_iter()
+                    .map(|x| {
+                        if x == at {
+                            panic!("planted {x}")
+                        } else {
+                            (x, spin(x))
+                        }
+                    })
+                    .panic_fuse()
+                    .unzip::<u64, u64, Vec<u64>, Vec<u64>>()
+            }));
+            let payload = result.unwrap_err();
+            let message = payload.downcast_ref::<String>().map(String::as_str);
+            assert_eq!(message, Some(format!("planted {at}").as_str()));
+        }
+    });
+}
+
 /// `panic_fuse`: once an item has panicked, the pieces still running stop at their next item
 /// (and those not started yield nothing). Without the fuse, a piece beside the panicking one
 /// runs to its end before the panic goes on.
