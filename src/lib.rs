@@ -75,8 +75,9 @@
 //! up once and passes it down the recursion in a hidden parameter of a generated copy (for a
 //! method, a hidden associated fn beside it; a trait impl's method, which cannot have one,
 //! looks the worker up once per call instead). A method call that may be another type's
-//! same-named method (on a binding outside a fork, or on a field of `self`) is left as
-//! written: if it is the fn's own, it looks the worker up again.
+//! same-named method is left as written outside a fork (if it is the fn's own, it looks the
+//! worker up again); inside one, in a `&self` or `&mut self` method, the type checker picks
+//! the fast copy or the other type's method by the receiver's type.
 //!
 //! `#[parallel(cutoff = <bool expr over the parameters>)]` runs a fork-free clone of the body
 //! when the expression is true, so leaves pay nothing.
@@ -162,6 +163,8 @@ pub use blitz_runtime::*;
 
 pub use blitz_macros::{fork_join, par_for, parallel};
 
+mod receiver;
+
 /// What macro-generated code refers to. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
@@ -172,6 +175,10 @@ pub mod __private {
     };
 
     pub use blitz_runtime::iter::ParallelIterator;
+
+    pub use crate::receiver::{
+        IntoProbe, ViaOther, ViaOtherMut, ViaOwn, ViaOwnMut, Which, WhichMut,
+    };
 
     /// Converts what a `par_for!` iterator chain starts from (a range) into a parallel
     /// iterator.
@@ -319,10 +326,12 @@ pub mod __private {
 /// point nor redirected to the fast copy, and runs as written.
 ///
 /// `#[parallel]` recognises recursive calls by name (a macro cannot see types), so a call of
-/// a same-named method on another type, on a binding beside recursive calls, such as
-/// `items.len()` in `items.len() + a.len() + b.len()` inside a `#[parallel] fn len(&self)`,
-/// would be forked and redirected as one; write it `blitz::no_fork!(items.len())`. (Such a
-/// call outside a fork, or on a field of `self`, runs as written without it.)
+/// a same-named method on another type, on a binding beside recursive calls, is forked with
+/// them. In a `&self` or `&mut self` method that is harmless: the type checker sends such a
+/// call to the other type's method. In a method that takes `self` by value or by a smart
+/// pointer (`self: Box<Self>`), the call is redirected to the fast copy, which the other type
+/// lacks, and fails to compile: write it `blitz::no_fork!(items.len())`. It also keeps a call
+/// that is too cheap to be worth a fork out of one.
 ///
 /// ```
 /// enum Bag {
@@ -332,8 +341,8 @@ pub mod __private {
 ///
 /// impl Bag {
 ///     #[blitz::parallel]
-///     fn len(&self) -> usize {
-///         match self {
+///     fn len(self: Box<Self>) -> usize {
+///         match *self {
 ///             Bag::Empty => 0,
 ///             Bag::Node(items, a, b) => blitz::no_fork!(items.len()) + a.len() + b.len(),
 ///         }
@@ -341,7 +350,7 @@ pub mod __private {
 /// }
 ///
 /// let leaf = || Box::new(Bag::Node(vec![1, 2, 3], Box::new(Bag::Empty), Box::new(Bag::Empty)));
-/// let root = Bag::Node(vec![0], leaf(), leaf());
+/// let root = Box::new(Bag::Node(vec![0], leaf(), leaf()));
 /// assert_eq!(root.len(), 7);
 /// ```
 #[macro_export]

@@ -726,3 +726,101 @@ fn calls_of_another_types_same_named_method_stay_as_written() {
     );
     assert_eq!(shelf.sets(), 127, "each of the 127 shelves holds one key");
 }
+
+/// A bag whose `len`, `push` and `first` are also the `Vec`'s it holds, called on bindings
+/// forked beside the recursive calls: the type checker picks `Vec`'s method for `v`, and the
+/// fast copy for the children, whatever pointer holds them.
+enum Bag<T> {
+    Leaf(Arc<Rendezvous>),
+    Node(Vec<T>, Box<Bag<T>>, Arc<Bag<T>>),
+    Pair(Vec<T>, Box<Bag<T>>, Box<Bag<T>>),
+}
+
+impl<T: Clone + Send + Sync> Bag<T> {
+    #[blitz::parallel]
+    fn len(&self) -> usize {
+        match self {
+            Bag::Leaf(rv) => {
+                rv.leaf();
+                0
+            }
+            Bag::Node(v, a, b) => v.len() + a.len() + b.len(),
+            Bag::Pair(v, a, b) => v.len() + a.len() + b.len(),
+        }
+    }
+
+    /// `&mut self`: `Vec::push` returns `()`, the copy a count; a tuple forks all three.
+    #[blitz::parallel]
+    fn push(&mut self, x: T) -> usize {
+        match self {
+            Bag::Leaf(rv) => {
+                rv.leaf();
+                0
+            }
+            Bag::Node(..) => 0,
+            Bag::Pair(v, a, b) => {
+                let ((), m, n) = (v.push(x.clone()), a.push(x.clone()), b.push(x));
+                1 + m + n
+            }
+        }
+    }
+
+    /// The result borrows from the receiver, past the bindings the probe is made on.
+    #[blitz::parallel]
+    fn first(&self) -> Option<&T> {
+        match self {
+            Bag::Leaf(_) => None,
+            Bag::Node(v, a, b) => {
+                let (here, l, r) = (v.first(), a.first(), b.first());
+                here.or(l).or(r)
+            }
+            Bag::Pair(v, a, b) => {
+                let (here, l, r) = (v.first(), a.first(), b.first());
+                here.or(l).or(r)
+            }
+        }
+    }
+
+    fn build(depth: u32, rv: &Arc<Rendezvous>) -> Bag<T>
+    where
+        T: From<u8>,
+    {
+        if depth == 0 {
+            return Bag::Leaf(rv.clone());
+        }
+        let v = vec![T::from(depth as u8); depth as usize];
+        let sub = || Box::new(Bag::build(depth - 1, rv));
+        if depth.is_multiple_of(2) {
+            Bag::Node(v, sub(), Arc::new(Bag::build(depth - 1, rv)))
+        } else {
+            Bag::Pair(v, sub(), sub())
+        }
+    }
+}
+
+#[test]
+fn another_types_method_forked_beside_recursive_calls_runs_as_written() {
+    let pool = pool(2);
+    // A node at depth d (d levels above the leaves) holds d items; 2^(8 - d) nodes at depth d.
+    let items: usize = (1..=8).map(|d| d << (8 - d)).sum();
+    let rv = Arc::new(Rendezvous::new(2));
+    let bag: Bag<u64> = Bag::build(8, &rv);
+    assert_eq!(pool.install(|| bag.len()), items);
+    assert!(rv.all_arrived(), "the bag's children did not fork");
+    assert_eq!(pool.install(|| bag.first()), Some(&8));
+
+    // Depth 7 is a `Pair`, its children depth-6 `Node`s, where a push stops.
+    let rv = Arc::new(Rendezvous::new(2));
+    let mut bag: Bag<u64> = Bag::build(7, &rv);
+    assert_eq!(pool.install(|| bag.push(99)), 1);
+    assert_eq!(bag.len(), (1..=7).map(|d| d << (7 - d)).sum::<usize>() + 1);
+    let Bag::Pair(v, ..) = &bag else {
+        panic!("depth 7 is a pair")
+    };
+    assert_eq!(v.last(), Some(&99));
+    let rv = Arc::new(Rendezvous::new(2));
+    let mut bag: Bag<u64> = Bag::build(1, &rv);
+    assert_eq!(pool.install(|| bag.push(5)), 1);
+    assert!(rv.all_arrived(), "the pushes did not fork");
+    assert_eq!(pool.install(|| bag.len()), 2);
+}

@@ -642,8 +642,9 @@ fn expand_sibling(args: &Args, func: &ItemFn, body: Block, names: &Names) -> Tok
 
         #[doc(hidden)]
         #(#copy_levels)*
-        // Unused when the method is: rustc reports the method alone.
-        #[allow(dead_code)]
+        // Unused when the method is, and then not reported: its name starts with `_`. (An
+        // `allow(dead_code)` would make it a root of the liveness analysis, and with it the
+        // method, which a probe's other arm names.)
         // The hint lets LLVM inline one level of the copy into itself. Without
         // it a method's serial instance keeps its unused receiver in a register
         // through the whole recursion (fib as a method ran at x1.20 of

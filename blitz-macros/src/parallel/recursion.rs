@@ -12,9 +12,12 @@
 //! fork runs the call as written). Redirecting it to the fast copy is not, so a call is
 //! redirected only where its receiver is very likely the impl's own type: `self`, `Self::`, or
 //! a *place* (a binding, a field, an index, `*`/`&` of one, `as_ref()`/`unwrap()`/.. of one)
-//! in the branch of a fork, other than a field of `self` (see `Rewriter::redirect`). A call
-//! forked on a place of another type with a same-named method of the same arity fails to
-//! compile (the copy does not exist there); `blitz::no_fork!(call)` opts such a call out.
+//! in the branch of a fork (see `Rewriter::redirect`). In a `&self` or `&mut self` fn a call
+//! on a place is a probe: the type checker picks the copy or the call as written by the
+//! receiver's type (`Rewriter::probed_call`). In a fn taking `self` by value or by a smart
+//! pointer, a call forked on a place of another type with a same-named method of the same
+//! arity fails to compile (the copy does not exist there); `blitz::no_fork!(call)` opts such
+//! a call out.
 
 use quote::ToTokens;
 use syn::visit::Visit;
@@ -34,6 +37,8 @@ pub(super) struct Callee {
     pub(super) is_method: bool,
     /// It has a receiver (`self`, `&self`, `self: Box<Self>`, ...).
     pub(super) has_receiver: bool,
+    /// How a `&self` or `&mut self` receiver is borrowed; `None` for the other receivers.
+    pub(super) receiver_borrow: Option<ReceiverBorrow>,
     /// Its parameters, not counting the receiver.
     pub(super) arity: usize,
     /// It has type or const parameters (a recursive call may carry a turbofish).
@@ -257,6 +262,32 @@ fn with_exclusive_locals(block: &syn::Block, params: HashSet<String>) -> HashSet
     finder.names
 }
 
+/// How the fn's receiver is borrowed, when it is a reference to `Self`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum ReceiverBorrow {
+    /// `&self`, `self: &Self`.
+    Shared,
+    /// `&mut self`, `self: &mut Self`.
+    Exclusive,
+}
+
+fn receiver_borrow(sig: &syn::Signature) -> Option<ReceiverBorrow> {
+    let syn::Type::Reference(r) = &*sig.receiver()?.ty else {
+        return None;
+    };
+    let syn::Type::Path(p) = &*r.elem else {
+        return None;
+    };
+    if p.qself.is_some() || !p.path.is_ident("Self") {
+        return None;
+    }
+    Some(if r.mutability.is_some() {
+        ReceiverBorrow::Exclusive
+    } else {
+        ReceiverBorrow::Shared
+    })
+}
+
 /// How a recognised recursive call is spelled.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum CallForm {
@@ -296,6 +327,7 @@ impl Callee {
             name: sig.ident.clone(),
             is_method,
             has_receiver,
+            receiver_borrow: receiver_borrow(sig),
             arity: sig
                 .inputs
                 .iter()

@@ -27,11 +27,11 @@ use syn::{BinOp, Block, Expr, Ident, Item, Path, Token};
 
 use super::dependencies::{
     PlaceUses, any_conflict, assigned_roots, between_conflicts, changed_roots, mutated_receivers,
-    names_any,
+    names_any, place_root,
 };
 use super::effects::CallEffects;
 use super::placement::Placement;
-use super::recursion::{CallForm, Callee, is_fork_join};
+use super::recursion::{CallForm, Callee, ReceiverBorrow, is_fork_join};
 use crate::common::{self, Branch, EscapeCheck};
 use crate::fork_join::ForkJoin;
 
@@ -175,10 +175,13 @@ impl<'a> Rewriter<'a> {
     /// A method call on a place other than `self` may be another type's same-named method
     /// (`v.len()` on the `Vec` of a leaf, in a `fn len`), where the copy does not exist. It is
     /// redirected only inside a fork's branch, where it is a sibling of another recursive
-    /// call, and never on a field of `self` (`self.items.len()`): a struct cannot hold itself
-    /// but through an `Option`, a collection or another type, which the receiver would then
-    /// name (`self.left.as_ref().unwrap()`, `self.kids[0]`). Elsewhere it calls the fn as
-    /// written, which works whatever the receiver's type and looks the worker up again.
+    /// call; elsewhere it calls the fn as written, which works whatever the receiver's type
+    /// and looks the worker up again. In a `&self` or `&mut self` fn it becomes a probe (see
+    /// [`Rewriter::probed_call`]), which is right for any receiver, fields of `self` included.
+    /// In other fns it is redirected directly, but never on a field of `self`
+    /// (`self.items.len()`): a struct cannot hold itself but through an `Option`, a collection
+    /// or another type, which the receiver would then name (`self.left.as_ref().unwrap()`,
+    /// `self.kids[0]`).
     fn redirect(&self, e: &mut Expr) {
         if self.placement == Placement::Detached {
             return;
@@ -186,6 +189,15 @@ impl<'a> Rewriter<'a> {
         let Some(form) = self.callee.call_form(e) else {
             return;
         };
+        if let Expr::MethodCall(m) = &*e
+            && form == CallForm::PlaceMethod
+            && self.in_branch > 0
+            && !is_self(&m.receiver)
+            && self.probes_receiver(m)
+        {
+            *e = self.probed_call(m);
+            return;
+        }
         let cx = &self.names.cx;
         let copy = &self.names.copy;
         match (form, e) {
@@ -217,6 +229,87 @@ impl<'a> Rewriter<'a> {
                 m.args.insert(0, syn::parse_quote!(#cx));
             }
             _ => {}
+        }
+    }
+
+    /// Whether the call `m` on a place other than `self`, in a fork's branch, is written as a
+    /// probe: in a `&self` or `&mut self` fn, unless the fn takes `&mut self` and an argument
+    /// names the receiver's binding (the probe holds the receiver's exclusive borrow while the
+    /// arguments are evaluated, where the plain call's borrow starts after them).
+    fn probes_receiver(&self, m: &syn::ExprMethodCall) -> bool {
+        match self.callee.receiver_borrow {
+            None => false,
+            Some(ReceiverBorrow::Shared) => true,
+            Some(ReceiverBorrow::Exclusive) => {
+                let mut receiver = &*m.receiver;
+                // Down to the place: `&mut x`, `x.as_mut().unwrap()`.
+                loop {
+                    match receiver {
+                        Expr::Reference(r) => receiver = &r.expr,
+                        Expr::MethodCall(c) => receiver = &c.receiver,
+                        _ => break,
+                    }
+                }
+                let roots: HashSet<String> = place_root(receiver).into_iter().collect();
+                !m.args.iter().any(|a| names_any(a, &roots))
+            }
+        }
+    }
+
+    /// The method call `m` on a place other than `self` in a `&self` or `&mut self` fn, as a
+    /// probe that lets the type checker pick the copy for a receiver of the impl's type and
+    /// the call as written for any other (see `blitz::__private`'s `Which`):
+    ///
+    /// ```text
+    /// match { use ..; x.__blitz_probe::<Self>().__blitz_which() } {
+    ///     Which::Own(s, same) => same.__blitz_same(s.copy(cx, args)),
+    ///     Which::Other(x) => x.name(args),
+    /// }
+    /// ```
+    fn probed_call(&self, m: &syn::ExprMethodCall) -> Expr {
+        let krate = &self.names.krate;
+        let p = quote!(#krate::__private);
+        let cx = &self.names.cx;
+        let copy = Ident::new(&self.names.copy.to_string(), m.method.span());
+        let site = Span::mixed_site();
+        let own = Ident::new("__blitz_own", site);
+        let same = Ident::new("__blitz_same", site);
+        let other = Ident::new("__blitz_other", site);
+        let mut as_written = m.clone();
+        *as_written.receiver = Expr::Verbatim(quote!(#other));
+        let mut redirected = m.clone();
+        *redirected.receiver = Expr::Verbatim(quote!(#own));
+        redirected.method = copy;
+        if let Some(t) = &mut redirected.turbofish {
+            for _ in 0..=self.callee.impl_trait_args {
+                t.args.push(syn::parse_quote!(_));
+            }
+        }
+        redirected.args.insert(0, syn::parse_quote!(#cx));
+        let (probe, which, via) = match self.callee.receiver_borrow {
+            Some(ReceiverBorrow::Exclusive) => (
+                quote!(__blitz_probe_mut),
+                quote!(#p::WhichMut),
+                quote!(#p::{IntoProbe as _, ViaOtherMut as _, ViaOwnMut as _}),
+            ),
+            _ => (
+                quote!(__blitz_probe),
+                quote!(#p::Which),
+                quote!(#p::{IntoProbe as _, ViaOther as _, ViaOwn as _}),
+            ),
+        };
+        let receiver = &m.receiver;
+        syn::parse_quote_spanned! {m.method.span()=>
+            match {
+                #[allow(unused_imports)]
+                use #via;
+                #receiver.#probe::<Self>().__blitz_which()
+            } {
+                // Where the receiver is not `Self`, this arm matches no value.
+                #[allow(unreachable_patterns, unreachable_code)]
+                #which::Own(#own, #same) => #same.__blitz_same(#redirected),
+                #which::Other(#other) => #as_written,
+            }
         }
     }
 

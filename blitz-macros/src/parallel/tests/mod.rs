@@ -266,21 +266,38 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
         },
     );
     let got = normalize(got);
-    // Places: redirected to the copy, with the context.
+    // A place other than `self` may be another type's with a same-named method: a probe
+    // picks the copy, with the context, or the call as written, by the receiver's type.
+    let probed = |receiver: TokenStream| {
+        quote! {
+            match {
+                #[allow(unused_imports)]
+                use ::blitz::__private::{IntoProbe as _, ViaOther as _, ViaOwn as _};
+                #receiver.__blitz_probe::<Self>().__blitz_which()
+            } {
+                #[allow(unreachable_patterns, unreachable_code)]
+                ::blitz::__private::Which::Own(__blitz_own, __blitz_same) =>
+                    __blitz_same.__blitz_same(__blitz_own.__blitz_eval(__blitz_w, k)),
+                ::blitz::__private::Which::Other(__blitz_other) => __blitz_other.eval(k),
+            }
+        }
+    };
+    let (l, r, o) = (probed(quote!(l)), probed(quote!(r)), probed(quote!(o)));
     for want in [
-        quote!(|__blitz_w| l.__blitz_eval(__blitz_w, k)),
-        quote!((l.__blitz_eval(__blitz_w, k), r.__blitz_eval(__blitz_w, k))),
+        quote!(|__blitz_w| #l),
+        quote!((#l, #r)),
         quote!(|__blitz_w| Self::__blitz_eval(l, __blitz_w, k)),
-        quote!(a.as_ref().unwrap().__blitz_eval(__blitz_w, k)),
-        quote!((*b).__blitz_eval(__blitz_w, k)),
-        quote!(|__blitz_w| o.__blitz_eval(__blitz_w, k)),
+        probed(quote!(a.as_ref().unwrap())),
+        probed(quote!((*b))),
+        quote!(|__blitz_w| #o),
         // `self` itself: redirected outside a fork too.
         quote!((*self).__blitz_eval(__blitz_w, k - 1)),
-        // A place outside a fork's branch, or a field of `self`, may be another type's
-        // (a leaf's `Vec`): the call stays as written.
+        // So is a field of `self` (it holds `Self` only behind a pointer, if at all).
+        probed(quote!(self.own)),
+        quote!(__blitz_other.eval(k + 1)),
+        // A place outside a fork's branch may be another type's (a leaf's `Vec`) and is not
+        // worth a probe: the call stays as written.
         quote!(-e.eval(k)),
-        quote!(|__blitz_w| self.own.eval(k)),
-        quote!(|__blitz_w| self.own.eval(k + 1)),
         // Another type's fn, or another receiver: forked as written (a receiver that
         // computes something is computed before the fork and stays a value, `{ v }`).
         quote!(|__blitz_w| Expr::eval(r, k)),
@@ -298,6 +315,52 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
         got.contains(&normalize(quote!(Self::__blitz_eval(self, __blitz_w, k)))),
         "{got}"
     );
+}
+
+#[test]
+fn calls_on_places_of_a_by_value_receiver_fn_are_redirected_directly() {
+    let got = normalize(expand_str(
+        quote!(),
+        quote! {
+            pub fn eval(self, k: u8) -> i64 {
+                match self {
+                    Expr::Add(l, r) => l.eval(k) + r.eval(k),
+                    Expr::Num(n) => n,
+                }
+            }
+        },
+    ));
+    let want = quote!((l.__blitz_eval(__blitz_w, k), r.__blitz_eval(__blitz_w, k)));
+    assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    assert!(!got.contains("__blitz_probe"), "{got}");
+}
+
+#[test]
+fn probed_calls_evaluate_their_arguments_in_each_arm() {
+    // Each arm gives a closure its parameter types and an `&mut` its reborrow. A `&mut self`
+    // fn whose argument names the receiver is redirected directly: the probe would hold the
+    // receiver's exclusive borrow while the argument reads it.
+    let got = normalize(expand_str(
+        quote!(),
+        quote! {
+            pub fn walk(&mut self, f: &impl Fn(u8) -> u8, k: u8) -> i64 {
+                match self {
+                    Expr::Map(l, r) => l.walk(&|x| x + k, k) + r.walk(f, k),
+                    Expr::Pair(l, r) => l.walk(f, l.k) + r.walk(f, k),
+                    Expr::Num(n) => n,
+                }
+            }
+        },
+    ));
+    for want in [
+        quote!(__blitz_own.__blitz_walk(__blitz_w, &|x| x + k, k)),
+        quote!(__blitz_other.walk(&|x| x + k, k)),
+        quote!(::blitz::__private::{IntoProbe as _, ViaOtherMut as _, ViaOwnMut as _}),
+        quote!(r.__blitz_probe_mut::<Self>()),
+        quote!(l.__blitz_walk(__blitz_w, f, l.k)),
+    ] {
+        assert!(got.contains(&normalize(&want)), "{want} not in {got}");
+    }
 }
 
 #[test]
