@@ -3,13 +3,16 @@
 //!
 //! As for strings (see `string`), a piece of the split is a range of *positions*, cut anywhere
 //! by index arithmetic; its items are the parts that start there. Each part has one start, so
-//! it belongs to exactly one piece, in order, whatever the split. A piece scans no further than
-//! its own end for its first part.
+//! it belongs to exactly one piece, in order, whatever the split. Whether a part starts at a
+//! position takes one call of the predicate, and each position's call is made once: a split
+//! at `mid` looks for the first part start at or after it (if a part starts before it), and
+//! both halves keep what it found, the right half as its first part's start, the left as the
+//! end of its last part. A piece scans only its own positions, from its first part's start.
 //!
-//! The `_mut` forms cannot hand out parts that way: a piece reads the items before its first
-//! part to find where it starts, and those may lie in the last part of the piece before it,
-//! which that piece's consumer may be writing. So they first find every part's bounds in
-//! parallel over the shared slice, then cut the slice there and hand the parts out.
+//! The `_mut` forms cannot hand out parts that way: finding a part's end reads the items
+//! around it, while the consumer of the part before may be writing them. So they first find
+//! every part's bounds in parallel over the shared slice, then cut the slice there and hand
+//! the parts out.
 
 use std::ops::Range;
 
@@ -24,14 +27,21 @@ pub trait SliceCut<T>: Sync + Send {
     #[doc(hidden)]
     fn positions(&self, len: usize) -> usize;
 
-    /// Whether a part starts at position `index` (`0 < index < positions`).
+    /// The first position in `from..to` (`0 < from`, `to <= positions`) that a part starts
+    /// at, testing each position once, in order.
     #[doc(hidden)]
-    fn starts_at(&self, slice: &[T], index: usize) -> bool;
+    fn next_start(&self, slice: &[T], from: usize, to: usize) -> Option<usize>;
 
-    /// The end (exclusive) of the part starting at `start`, and where the next part starts
-    /// (`positions` if none does).
+    /// The end (exclusive) of a part whose next part starts at `next` (`positions` if none
+    /// does).
     #[doc(hidden)]
-    fn part(&self, slice: &[T], start: usize) -> (usize, usize);
+    fn part_end(&self, next: usize) -> usize;
+}
+
+/// The first item in `items` that `separator` holds for, as a position after it: `from` for
+/// the first item.
+fn after_separator<T>(items: &[T], from: usize, separator: impl Fn(&T) -> bool) -> Option<usize> {
+    items.iter().position(separator).map(|i| from + i)
 }
 
 /// Marker of `par_split`: parts between the items `separator` holds for, which are left out; a
@@ -48,15 +58,14 @@ impl<T, P: Fn(&T) -> bool + Sync + Send> SliceCut<T> for SplitCut<P> {
         len + 1
     }
 
-    fn starts_at(&self, slice: &[T], index: usize) -> bool {
-        (self.separator)(&slice[index - 1])
+    fn next_start(&self, slice: &[T], from: usize, to: usize) -> Option<usize> {
+        // A part starts after each separator.
+        after_separator(&slice[from - 1..to - 1], from, &self.separator)
     }
 
-    fn part(&self, slice: &[T], start: usize) -> (usize, usize) {
-        match slice[start..].iter().position(&self.separator) {
-            Some(offset) => (start + offset, start + offset + 1),
-            None => (slice.len(), slice.len() + 1),
-        }
+    fn part_end(&self, next: usize) -> usize {
+        // The separator before the next part is left out.
+        next - 1
     }
 }
 
@@ -74,16 +83,12 @@ impl<T, P: Fn(&T) -> bool + Sync + Send> SliceCut<T> for SplitInclusiveCut<P> {
         len
     }
 
-    fn starts_at(&self, slice: &[T], index: usize) -> bool {
-        (self.separator)(&slice[index - 1])
+    fn next_start(&self, slice: &[T], from: usize, to: usize) -> Option<usize> {
+        after_separator(&slice[from - 1..to - 1], from, &self.separator)
     }
 
-    fn part(&self, slice: &[T], start: usize) -> (usize, usize) {
-        let end = match slice[start..].iter().position(&self.separator) {
-            Some(offset) => start + offset + 1,
-            None => slice.len(),
-        };
-        (end, end)
+    fn part_end(&self, next: usize) -> usize {
+        next
     }
 }
 
@@ -101,19 +106,16 @@ impl<T, P: Fn(&T, &T) -> bool + Sync + Send> SliceCut<T> for ChunkByCut<P> {
         len
     }
 
-    fn starts_at(&self, slice: &[T], index: usize) -> bool {
-        !(self.same)(&slice[index - 1], &slice[index])
-    }
-
-    fn part(&self, slice: &[T], start: usize) -> (usize, usize) {
-        let end = match slice[start..]
+    fn next_start(&self, slice: &[T], from: usize, to: usize) -> Option<usize> {
+        // A run starts at each item that is not the same as the one before it.
+        slice[from - 1..to]
             .windows(2)
             .position(|pair| !(self.same)(&pair[0], &pair[1]))
-        {
-            Some(offset) => start + offset + 1,
-            None => slice.len(),
-        };
-        (end, end)
+            .map(|i| from + i)
+    }
+
+    fn part_end(&self, next: usize) -> usize {
+        next
     }
 }
 
@@ -153,13 +155,7 @@ impl<'data, T: Sync, C: SliceCut<T>> ParallelIterator for SliceParts<'data, T, C
     type Item = &'data [T];
 
     fn with_producer<CB: ProducerCallback<&'data [T]>>(self, callback: CB) -> CB::Output {
-        let end = self.cut.positions(self.slice.len());
-        callback.call(PartsPiece {
-            slice: self.slice,
-            cut: &self.cut,
-            start: 0,
-            end,
-        })
+        callback.call(PartsPiece::whole(self.slice, &self.cut))
     }
 }
 
@@ -169,6 +165,26 @@ struct PartsPiece<'data, 'c, T, C> {
     cut: &'c C,
     start: usize,
     end: usize,
+    /// Where the first part starting in the piece starts, if one does.
+    first: Option<usize>,
+    /// Where the first part starting at or after `end` starts (`positions` if none does):
+    /// the piece's last part ends before it.
+    next: usize,
+}
+
+impl<'data, 'c, T, C: SliceCut<T>> PartsPiece<'data, 'c, T, C> {
+    /// All the positions of `slice`: a part starts at the first, if there is one.
+    fn whole(slice: &'data [T], cut: &'c C) -> Self {
+        let end = cut.positions(slice.len());
+        PartsPiece {
+            slice,
+            cut,
+            start: 0,
+            end,
+            first: (end > 0).then_some(0),
+            next: end,
+        }
+    }
 }
 
 impl<T: Sync, C: SliceCut<T>> ParallelSource for PartsPiece<'_, '_, T, C> {
@@ -178,9 +194,26 @@ impl<T: Sync, C: SliceCut<T>> ParallelSource for PartsPiece<'_, '_, T, C> {
 
     fn par_split_at(self, index: usize) -> (Self, Self) {
         let mid = self.start + index;
+        // The right half's first part: the piece's, if that starts there, else found by
+        // testing the positions from `mid` (only if a part starts before `mid`, whose end
+        // it is). Those positions are not tested again: the halves' scans start past them.
+        let right_first = match self.first {
+            Some(first) if first >= mid => Some(first),
+            Some(_) if mid < self.end => self.cut.next_start(self.slice, mid, self.end),
+            _ => None,
+        };
         (
-            PartsPiece { end: mid, ..self },
-            PartsPiece { start: mid, ..self },
+            PartsPiece {
+                end: mid,
+                first: self.first.filter(|&first| first < mid),
+                next: right_first.unwrap_or(self.next),
+                ..self
+            },
+            PartsPiece {
+                start: mid,
+                first: right_first,
+                ..self
+            },
         )
     }
 }
@@ -188,16 +221,12 @@ impl<T: Sync, C: SliceCut<T>> ParallelSource for PartsPiece<'_, '_, T, C> {
 impl<'data, 'c, T, C: SliceCut<T>> PartsPiece<'data, 'c, T, C> {
     /// The bounds of the parts that start in the piece.
     fn bounds(self) -> PartBounds<'data, 'c, T, C> {
-        let first = if self.start == 0 {
-            Some(0)
-        } else {
-            (self.start..self.end).find(|&index| self.cut.starts_at(self.slice, index))
-        };
         PartBounds {
             slice: self.slice,
             cut: self.cut,
-            next: first.filter(|&start| start < self.end),
+            start: self.first,
             limit: self.end,
+            after: self.next,
         }
     }
 }
@@ -216,18 +245,24 @@ struct PartBounds<'data, 'c, T, C> {
     slice: &'data [T],
     cut: &'c C,
     /// The start of the next part, if it is to be yielded (below `limit`).
-    next: Option<usize>,
+    start: Option<usize>,
     limit: usize,
+    /// Where the first part at or after `limit` starts.
+    after: usize,
 }
 
 impl<T, C: SliceCut<T>> Iterator for PartBounds<'_, '_, T, C> {
     type Item = Range<usize>;
 
     fn next(&mut self) -> Option<Range<usize>> {
-        let start = self.next?;
-        let (end, next) = self.cut.part(self.slice, start);
-        self.next = Some(next).filter(|&next| next < self.limit);
-        Some(start..end)
+        let start = self.start?;
+        self.start = if start + 1 < self.limit {
+            self.cut.next_start(self.slice, start + 1, self.limit)
+        } else {
+            None
+        };
+        let next = self.start.unwrap_or(self.after);
+        Some(start..self.cut.part_end(next))
     }
 }
 
@@ -276,13 +311,7 @@ impl<T: Sync, C: SliceCut<T>> ParallelIterator for AllBounds<'_, '_, T, C> {
     type Item = Range<usize>;
 
     fn with_producer<CB: ProducerCallback<Range<usize>>>(self, callback: CB) -> CB::Output {
-        let end = self.cut.positions(self.slice.len());
-        callback.call(BoundsPiece(PartsPiece {
-            slice: self.slice,
-            cut: self.cut,
-            start: 0,
-            end,
-        }))
+        callback.call(BoundsPiece(PartsPiece::whole(self.slice, self.cut)))
     }
 }
 

@@ -352,6 +352,58 @@ fn collections_slices_and_searches_match_std() {
 /// Ranges of unsuffixed literals infer their item type as with `std` and rayon (`i32` by
 /// default, or what the consumer asks for): this test compiling is most of it.
 #[test]
+#[cfg_attr(miri, ignore)] // No unsafe code of its own.
+fn slices_cut_by_predicates_test_each_item_once() {
+    let mut rng = Rng(0x5eed_c0de_0fc4_7500);
+    let inputs: Vec<Vec<u64>> = lengths(&mut rng, 20_000)
+        .into_iter()
+        .flat_map(|len| {
+            // Short runs, and runs of 97 items (so a split scans across several positions).
+            let long = (0..len as u64).map(|i| i / 97).collect();
+            [random_vec(&mut rng, len, 3), long]
+        })
+        .collect();
+    on_pools(|| {
+        let calls = AtomicUsize::new(0);
+        let counted = || calls.swap(0, Ordering::Relaxed);
+        for v in &inputs {
+            for max_len in [1, 7, usize::MAX] {
+                // Each pair of neighbours once, as `chunk_by`, however the slice is cut.
+                let runs: Vec<&[u64]> = v
+                    .par_chunk_by(|a, b| {
+                        calls.fetch_add(1, Ordering::Relaxed);
+                        a == b
+                    })
+                    .with_max_len(max_len)
+                    .collect();
+                assert_eq!(runs, v.chunk_by(|a, b| a == b).collect::<Vec<_>>());
+                assert_eq!(counted(), v.len().saturating_sub(1), "max_len {max_len}");
+                let mut w = v.clone();
+                w.par_chunk_by_mut(|a, b| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    a == b
+                })
+                .with_max_len(max_len)
+                .for_each(|run| run[0] += 1);
+                assert_eq!(counted(), v.len().saturating_sub(1), "max_len {max_len}");
+                // Each item once, as `split`.
+                let is_sep = |x: &u64| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    x.is_multiple_of(3)
+                };
+                let parts: Vec<&[u64]> = v.par_split(is_sep).with_max_len(max_len).collect();
+                assert_eq!(parts, v.split(|x| x.is_multiple_of(3)).collect::<Vec<_>>());
+                assert_eq!(counted(), v.len(), "max_len {max_len}");
+                // The last item is never asked: the last part ends there either way.
+                let parts = v.par_split_inclusive(is_sep).with_max_len(max_len).count();
+                assert_eq!(parts, v.split_inclusive(|x| x.is_multiple_of(3)).count());
+                assert_eq!(counted(), v.len().saturating_sub(1), "max_len {max_len}");
+            }
+        }
+    });
+}
+
+#[test]
 fn ranges_of_unsuffixed_literals_infer_their_type() {
     on_pools(|| {
         let sum: i32 = (0..1000).into_par_iter().sum();
