@@ -8,7 +8,7 @@
 //! ```text
 //! match l.__blitz_probe::<Self>().__blitz_which() {
 //!     Which::Own(s, same) => same.__blitz_same(s.__blitz_len(cx)),
-//!     Which::Other(l) => l.len(),
+//!     Which::Other(_) => l.len(),
 //! }
 //! ```
 //!
@@ -129,16 +129,19 @@ impl<T: ?Sized> IntoProbe for T {}
 /// ```text
 /// match x.__blitz_probe::<Self>().__blitz_which() {
 ///     Which::Own(s, same) => same.__blitz_same(s.copy(cx, args)),
-///     Which::Other(x) => x.name(args),
+///     Which::Other(_) => x.name(args),
 /// }
 /// ```
 ///
 /// Each arm evaluates its own arguments, so each call gives them their types, closures their
-/// parameter types and `&mut` arguments their reborrows, as the plain call does. Both arms are
-/// type-checked, so both must have one type: where the receiver is `S`, the other arm calls
-/// `S`'s method through `T` (the same type) and `same` is [`Same`]; where it is not, `Own`
-/// cannot be built (`same` is [`Never`]) and `__blitz_same` turns the copy's result type
-/// into the other arm's.
+/// parameter types and `&mut` arguments their reborrows, as the plain call does. The other
+/// arm is the call exactly as written, on the receiver as written: the probe's reference
+/// would start the method lookup one reference further (`&u32`, whose `max` is `Ord`'s for
+/// `&u32`), and could not be moved out of for a method that takes the receiver by value. The
+/// unbound `Other(_)` leaves the probe's borrow unused there. Both arms are type-checked, so
+/// both must have one type: where the receiver is `S`, the other arm calls `S`'s method (the
+/// same type) and `same` is [`Same`]; where it is not, `Own` cannot be built (`same` is
+/// [`Never`]) and `__blitz_same` turns the copy's result type into the other arm's.
 pub enum Which<'a, S: ?Sized, T: ?Sized, K> {
     /// The receiver as an `S`.
     Own(&'a S, K),
@@ -155,6 +158,7 @@ pub enum WhichMut<'a, S: ?Sized, T: ?Sized, K> {
 }
 
 /// The `Own` arm is the one taken: its result is the `match`'s.
+#[derive(Clone, Copy)]
 pub struct Same;
 
 impl Same {
@@ -163,15 +167,28 @@ impl Same {
     pub fn __blitz_same<R>(self, result: R) -> R {
         result
     }
+
+    /// An argument of the copy, unchanged.
+    #[inline(always)]
+    pub fn __blitz_arg<A>(self, arg: A) -> A {
+        arg
+    }
 }
 
-/// The `Own` arm cannot be taken: its result may have any type.
+/// The `Own` arm cannot be taken: its result, and the copy's arguments, may have any type.
+#[derive(Clone, Copy)]
 pub enum Never {}
 
 impl Never {
     /// Unreachable: no `Never` exists.
     #[inline(always)]
     pub fn __blitz_same<R, X>(self, _result: R) -> X {
+        match self {}
+    }
+
+    /// Unreachable: the argument as whatever type the copy takes.
+    #[inline(always)]
+    pub fn __blitz_arg<A, X>(self, _arg: A) -> X {
         match self {}
     }
 }

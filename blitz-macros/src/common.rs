@@ -448,6 +448,38 @@ pub(crate) fn assignees(left: &Expr) -> Vec<&Expr> {
 }
 
 /// The bindings a pattern introduces (`a`, `mut b`, `c @ ..`), in order.
+/// Whether `e` holds a closure (outside nested items): its parameter types may come from
+/// the call it is passed to.
+pub(crate) fn contains_closure(e: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {
+            self.0 = true;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_expr(e);
+    finder.0
+}
+
+/// Whether the receiver chain `e` calls one of the methods `names` (`kid.lock().unwrap()`,
+/// `(*cell.borrow()).items`).
+pub(crate) fn through_method(e: &Expr, names: &[&str]) -> bool {
+    match e {
+        Expr::MethodCall(m) => {
+            names.iter().any(|n| m.method == n) || through_method(&m.receiver, names)
+        }
+        Expr::Paren(p) => through_method(&p.expr, names),
+        Expr::Try(t) => through_method(&t.expr, names),
+        Expr::Reference(r) => through_method(&r.expr, names),
+        Expr::Unary(u) => through_method(&u.expr, names),
+        Expr::Field(f) => through_method(&f.base, names),
+        Expr::Index(i) => through_method(&i.expr, names),
+        _ => false,
+    }
+}
+
 pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
     struct Bindings<'ast>(Vec<&'ast syn::PatIdent>);
     impl<'ast> syn::visit::Visit<'ast> for Bindings<'ast> {

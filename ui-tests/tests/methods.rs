@@ -824,3 +824,172 @@ fn another_types_method_forked_beside_recursive_calls_runs_as_written() {
     assert!(rv.all_arrived(), "the pushes did not fork");
     assert_eq!(pool.install(|| bag.len()), 2);
 }
+
+/// Other types' same-named methods whose receiver or arguments differ from the fn's: `u32`'s
+/// `max` by value (a probe's `&u32` would find `Ord::max` for `&u32`), an iterator's `count`
+/// that consumes its binding, and a map's `get` given a `&u32` where the fn takes a `usize`.
+struct Scores {
+    best: u32,
+    seen: std::collections::BTreeMap<u32, usize>,
+    kids: Vec<Scores>,
+}
+
+impl Scores {
+    #[blitz::parallel]
+    fn max(&self, floor: u32) -> u32 {
+        match self.kids.as_slice() {
+            [a, b] => {
+                let best: u32 = self.best;
+                let (x, y, z) = (best.max(floor), a.max(floor), b.max(floor));
+                x.max(y).max(z)
+            }
+            _ => self.best.max(floor),
+        }
+    }
+
+    #[blitz::parallel]
+    fn count(&self) -> usize {
+        match self.kids.as_slice() {
+            [a, b] => {
+                let keys = self.seen.keys();
+                keys.count() + a.count() + b.count()
+            }
+            _ => self.seen.len(),
+        }
+    }
+
+    #[blitz::parallel]
+    fn get(&self, key: usize) -> usize {
+        let own = key as u32;
+        match self.kids.as_slice() {
+            [a, b] => self.seen.get(&own).copied().unwrap_or(0) + a.get(key) + b.get(key + 1),
+            _ => self.seen.get(&own).copied().unwrap_or(0),
+        }
+    }
+
+    /// `&mut self`: `u32`'s `min` on a field beside the recursive calls.
+    #[blitz::parallel]
+    fn min(&mut self, cap: u32) -> u32 {
+        self.best += 1;
+        match self.kids.as_mut_slice() {
+            [a, b] => {
+                let (x, y, z) = (self.best.min(cap), a.min(cap), b.min(cap));
+                x.min(y).min(z)
+            }
+            _ => self.best.min(cap),
+        }
+    }
+
+    fn build(depth: u32, next: &mut u32) -> Scores {
+        *next = next.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let best = *next % 1000;
+        let seen = (0..depth).map(|k| (k, (best + k) as usize)).collect();
+        let kids = if depth == 0 {
+            Vec::new()
+        } else {
+            vec![
+                Scores::build(depth - 1, next),
+                Scores::build(depth - 1, next),
+            ]
+        };
+        Scores { best, seen, kids }
+    }
+
+    fn all_best(&self) -> Vec<u32> {
+        let mut v = vec![self.best];
+        v.extend(self.kids.iter().flat_map(Scores::all_best));
+        v
+    }
+
+    fn get_serial(&self, key: usize) -> usize {
+        let own = self.seen.get(&(key as u32)).copied().unwrap_or(0);
+        match self.kids.as_slice() {
+            [a, b] => own + a.get_serial(key) + b.get_serial(key + 1),
+            _ => own,
+        }
+    }
+}
+
+#[test]
+fn another_types_method_keeps_its_own_receiver_and_argument_types() {
+    let pool = pool(2);
+    let mut scores = Scores::build(9, &mut 7);
+    let best = scores.all_best();
+    assert_eq!(pool.install(|| scores.max(0)), *best.iter().max().unwrap());
+    assert_eq!(pool.install(|| scores.max(5000)), 5000);
+    // Node at depth d (d levels above the leaves) has d keys; 2^(9 - d) nodes at depth d,
+    // and the leaves count their (empty) maps.
+    let keys: usize = (1..=9).map(|d| d << (9 - d)).sum();
+    assert_eq!(pool.install(|| scores.count()), keys);
+    assert_eq!(pool.install(|| scores.get(2)), scores.get_serial(2));
+    let lowest = best.iter().map(|b| b + 1).min().unwrap();
+    assert_eq!(pool.install(|| scores.min(u32::MAX)), lowest);
+    assert_eq!(scores.best, best[0] + 1, "min bumped every node once");
+}
+
+/// Children behind locks: each forked call takes its own child's lock, in its branch, as the
+/// calls do in order (taken before the fork, both guards would be held at once: a guard
+/// cannot leave its thread, and two locks of one mutex would never return).
+struct Locked {
+    items: Vec<u32>,
+    kids: Vec<Arc<std::sync::Mutex<Locked>>>,
+}
+
+impl Locked {
+    #[blitz::parallel]
+    fn len(&self) -> usize {
+        if self.kids.len() != 2 {
+            return self.items.len();
+        }
+        let a = self.kids[0].lock().unwrap().len();
+        let b = self.kids[1].lock().unwrap().len();
+        a + b + self.items.len()
+    }
+
+    /// A `RefCell`'s borrow cannot cross threads: a call through one runs in order.
+    #[blitz::parallel]
+    fn weight(&self) -> usize {
+        let cell = std::cell::RefCell::new(self.items.clone());
+        if self.kids.len() != 2 {
+            return cell.borrow().len();
+        }
+        let own = cell.borrow().len();
+        let (a, b) = (
+            self.kids[0].lock().unwrap().weight(),
+            self.kids[1].lock().unwrap().weight(),
+        );
+        own + a + b
+    }
+
+    fn build(depth: u32) -> Locked {
+        let kids = if depth == 0 {
+            Vec::new()
+        } else {
+            let shared = Arc::new(std::sync::Mutex::new(Locked::build(depth - 1)));
+            if depth.is_multiple_of(3) {
+                // One child twice: the branches take the same lock in turn.
+                vec![shared.clone(), shared]
+            } else {
+                let other = Arc::new(std::sync::Mutex::new(Locked::build(depth - 1)));
+                vec![shared, other]
+            }
+        };
+        Locked {
+            items: vec![0; depth as usize + 1],
+            kids,
+        }
+    }
+}
+
+#[test]
+fn calls_through_a_lock_take_it_in_their_own_branch() {
+    // Items of a node at depth d: d + 1; each node has two children (sometimes one twice).
+    fn items(depth: u32) -> usize {
+        depth as usize + 1 + if depth == 0 { 0 } else { 2 * items(depth - 1) }
+    }
+    let pool = pool(2);
+    let tree = Locked::build(8);
+    assert_eq!(pool.install(|| tree.len()), items(8));
+    assert_eq!(pool.install(|| tree.weight()), items(8));
+    assert_eq!(tree.len(), items(8), "outside a pool");
+}

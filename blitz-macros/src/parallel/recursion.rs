@@ -392,7 +392,11 @@ impl Callee {
                     && m.method == self.name
                     && m.args.len() == self.arity
                     && (m.turbofish.is_none() || self.generic);
-                if !matches {
+                // A call through a `RefCell`'s borrow cannot run on another thread (the cell
+                // is not `Sync`): it runs as written, in order.
+                const CELL_BORROWS: [&str; 4] =
+                    ["borrow", "borrow_mut", "try_borrow", "try_borrow_mut"];
+                if !matches || crate::common::through_method(&m.receiver, &CELL_BORROWS) {
                     return None;
                 }
                 Some(if is_place(&m.receiver) {

@@ -263,7 +263,7 @@ impl<'a> Rewriter<'a> {
     /// ```text
     /// match { use ..; x.__blitz_probe::<Self>().__blitz_which() } {
     ///     Which::Own(s, same) => same.__blitz_same(s.copy(cx, args)),
-    ///     Which::Other(x) => x.name(args),
+    ///     Which::Other(_) => x.name(args),   // `WhichMut::Other(o) => (*o).name(args)`
     /// }
     /// ```
     fn probed_call(&self, m: &syn::ExprMethodCall) -> Expr {
@@ -274,9 +274,6 @@ impl<'a> Rewriter<'a> {
         let site = Span::mixed_site();
         let own = Ident::new("__blitz_own", site);
         let same = Ident::new("__blitz_same", site);
-        let other = Ident::new("__blitz_other", site);
-        let mut as_written = m.clone();
-        *as_written.receiver = Expr::Verbatim(quote!(#other));
         let mut redirected = m.clone();
         *redirected.receiver = Expr::Verbatim(quote!(#own));
         redirected.method = copy;
@@ -285,17 +282,43 @@ impl<'a> Rewriter<'a> {
                 t.args.push(syn::parse_quote!(_));
             }
         }
+        // An argument the copy does not take (`&other.key` beside `a.cmp(b)` in a `fn
+        // cmp(&self, other: &Self)`, `&k` for a map's `get` beside `c.get(i)`) would fail the
+        // arm the receiver's type rules out: `same` passes it through there, as whatever type
+        // the copy takes. A binding stays as it is (an `&mut` one is reborrowed, not moved),
+        // and so does a closure (it takes its parameter types from the copy's).
+        for arg in redirected.args.iter_mut() {
+            let keep = matches!(arg, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+                || common::contains_closure(arg);
+            if !keep {
+                *arg = syn::parse_quote!(#same.__blitz_arg(#arg));
+            }
+        }
         redirected.args.insert(0, syn::parse_quote!(#cx));
-        let (probe, which, via) = match self.callee.receiver_borrow {
+        // The other arm: the call as written. A shared probe's borrow may stay live there
+        // (when the copy's result borrows from it), which another shared borrow does not
+        // mind, so the call takes the receiver as written: the probe's reference would start
+        // the method lookup one reference further (`&u32`, whose `max` is `Ord`'s for
+        // `&u32`), and could not be moved out of for a method that takes the receiver by
+        // value. An exclusive probe's borrow would conflict with a second one, so the call
+        // goes through it, dereferenced to the place it borrows.
+        let which_mut = quote!(#p::WhichMut);
+        let which_shared = quote!(#p::Which);
+        let other = Ident::new("__blitz_other", site);
+        let mut through_probe = m.clone();
+        *through_probe.receiver = Expr::Verbatim(quote!((*#other)));
+        let (probe, which, via, other_arm) = match self.callee.receiver_borrow {
             Some(ReceiverBorrow::Exclusive) => (
                 quote!(__blitz_probe_mut),
                 quote!(#p::WhichMut),
                 quote!(#p::{IntoProbe as _, ViaOtherMut as _, ViaOwnMut as _}),
+                quote!(#which_mut::Other(#other) => #through_probe),
             ),
             _ => (
                 quote!(__blitz_probe),
                 quote!(#p::Which),
                 quote!(#p::{IntoProbe as _, ViaOther as _, ViaOwn as _}),
+                quote!(#which_shared::Other(_) => #m),
             ),
         };
         let receiver = &m.receiver;
@@ -308,7 +331,7 @@ impl<'a> Rewriter<'a> {
                 // Where the receiver is not `Self`, this arm matches no value.
                 #[allow(unreachable_patterns, unreachable_code)]
                 #which::Own(#own, #same) => #same.__blitz_same(#redirected),
-                #which::Other(#other) => #as_written,
+                #other_arm,
             }
         }
     }

@@ -45,7 +45,7 @@ pub(super) fn statement_hoisted_arguments(stmt: &Stmt, callee: &Callee) -> Vec<E
 /// value that computes something (`self.clone().f(n)`, `make().f(n)`), as an argument would
 /// be. A place receiver stays where it is (only its computed parts are hoisted, see
 /// `hoist_place_parts`), and so does one the call is redirected on (`a.as_ref().unwrap()`,
-/// see `CallForm::PlaceMethod`).
+/// see `CallForm::PlaceMethod`), and one that takes a lock or a borrow (see [`holds_guard`]).
 pub(super) fn hoisted_receiver(call: &Expr, callee: &Callee) -> bool {
     let Expr::MethodCall(m) = call else {
         return false;
@@ -56,6 +56,18 @@ pub(super) fn hoisted_receiver(call: &Expr, callee: &Callee) -> bool {
         && !matches!(receiver, Expr::Lit(_))
         && !callee.makes_call(receiver)
         && has_effects(receiver)
+        && !holds_guard(receiver)
+}
+
+/// Whether the receiver `e` is a lock's guard: a chain through `lock()`, `read()`, `write()`
+/// or their `try_` forms (`kid.lock().unwrap()`). Evaluated before the fork, every branch's
+/// guard would be held at once, on the forking worker: two locks of one mutex would
+/// deadlock, and a guard that cannot leave its thread would not compile. Each branch takes
+/// its own, as each call does in order. (A `RefCell`'s `borrow()` keeps the call out of the
+/// forks altogether, see `Callee::call_form`.)
+fn holds_guard(e: &Expr) -> bool {
+    const LOCKS: [&str; 6] = ["lock", "read", "write", "try_lock", "try_read", "try_write"];
+    common::through_method(e, &LOCKS)
 }
 
 /// The receiver and arguments of the recursive call `call` evaluated before the fork.

@@ -278,7 +278,7 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
                 #[allow(unreachable_patterns, unreachable_code)]
                 ::blitz::__private::Which::Own(__blitz_own, __blitz_same) =>
                     __blitz_same.__blitz_same(__blitz_own.__blitz_eval(__blitz_w, k)),
-                ::blitz::__private::Which::Other(__blitz_other) => __blitz_other.eval(k),
+                ::blitz::__private::Which::Other(_) => #receiver.eval(k),
             }
         }
     };
@@ -294,7 +294,10 @@ fn method_calls_are_recognised_by_callee_and_redirected_on_places() {
         quote!((*self).__blitz_eval(__blitz_w, k - 1)),
         // So is a field of `self` (it holds `Self` only behind a pointer, if at all).
         probed(quote!(self.own)),
-        quote!(__blitz_other.eval(k + 1)),
+        // An argument other than a binding passes through `same` in the copy's arm, where
+        // a receiver of another type would give it the type the copy takes.
+        quote!(__blitz_own.__blitz_eval(__blitz_w, __blitz_same.__blitz_arg(k + 1))),
+        quote!(::blitz::__private::Which::Other(_) => self.own.eval(k + 1)),
         // A place outside a fork's branch may be another type's (a leaf's `Vec`) and is not
         // worth a probe: the call stays as written.
         quote!(-e.eval(k)),
@@ -354,7 +357,8 @@ fn probed_calls_evaluate_their_arguments_in_each_arm() {
     ));
     for want in [
         quote!(__blitz_own.__blitz_walk(__blitz_w, &|x| x + k, k)),
-        quote!(__blitz_other.walk(&|x| x + k, k)),
+        // Through the exclusive probe's borrow: a second one would conflict with it.
+        quote!((*__blitz_other).walk(&|x| x + k, k)),
         quote!(::blitz::__private::{IntoProbe as _, ViaOtherMut as _, ViaOwnMut as _}),
         quote!(r.__blitz_probe_mut::<Self>()),
         quote!(l.__blitz_walk(__blitz_w, f, l.k)),
