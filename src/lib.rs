@@ -177,7 +177,7 @@ pub mod __private {
     pub use blitz_runtime::iter::ParallelIterator;
 
     pub use crate::receiver::{
-        IntoProbe, ViaOther, ViaOtherMut, ViaOwn, ViaOwnMut, Which, WhichMut,
+        IntoProbe, Never, Same, ViaOther, ViaOtherMut, ViaOwn, ViaOwnMut, Which, WhichMut,
     };
 
     /// Converts what a `par_for!` iterator chain starts from (a range) into a parallel
