@@ -288,9 +288,9 @@ impl<'a> Rewriter<'a> {
         // the copy takes. A binding stays as it is (an `&mut` one is reborrowed, not moved),
         // and so does a closure (it takes its parameter types from the copy's).
         for arg in redirected.args.iter_mut() {
-            let keep = matches!(arg, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
-                || common::contains_closure(arg);
-            if !keep {
+            let binding =
+                matches!(arg, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+            if !binding && !common::contains_closure(arg) {
                 *arg = syn::parse_quote!(#same.__blitz_arg(#arg));
             }
         }
@@ -302,8 +302,6 @@ impl<'a> Rewriter<'a> {
         // `&u32`), and could not be moved out of for a method that takes the receiver by
         // value. An exclusive probe's borrow would conflict with a second one, so the call
         // goes through it, dereferenced to the place it borrows.
-        let which_mut = quote!(#p::WhichMut);
-        let which_shared = quote!(#p::Which);
         let other = Ident::new("__blitz_other", site);
         let mut through_probe = m.clone();
         *through_probe.receiver = Expr::Verbatim(quote!((*#other)));
@@ -312,13 +310,13 @@ impl<'a> Rewriter<'a> {
                 quote!(__blitz_probe_mut),
                 quote!(#p::WhichMut),
                 quote!(#p::{IntoProbe as _, ViaOtherMut as _, ViaOwnMut as _}),
-                quote!(#which_mut::Other(#other) => #through_probe),
+                quote!(#p::WhichMut::Other(#other) => #through_probe),
             ),
             _ => (
                 quote!(__blitz_probe),
                 quote!(#p::Which),
                 quote!(#p::{IntoProbe as _, ViaOther as _, ViaOwn as _}),
-                quote!(#which_shared::Other(_) => #m),
+                quote!(#p::Which::Other(_) => #m),
             ),
         };
         let receiver = &m.receiver;
