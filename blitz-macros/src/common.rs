@@ -447,7 +447,15 @@ pub(crate) fn assignees(left: &Expr) -> Vec<&Expr> {
     out
 }
 
-/// The bindings a pattern introduces (`a`, `mut b`, `c @ ..`), in order.
+/// The identifier `e` is, if it is one alone (`x`, not `a::x`, `<T>::x` or `x::<T>`): a
+/// binding, a parameter, or a fn or constant in scope.
+pub(crate) fn lone_ident(e: &Expr) -> Option<&Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        _ => None,
+    }
+}
+
 /// Whether `e` holds a closure (outside nested items): its parameter types may come from
 /// the call it is passed to.
 pub(crate) fn contains_closure(e: &Expr) -> bool {
@@ -480,6 +488,7 @@ pub(crate) fn through_method(e: &Expr, names: &[&str]) -> bool {
     }
 }
 
+/// The bindings a pattern introduces (`a`, `mut b`, `c @ ..`), in order.
 pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
     struct Bindings<'ast>(Vec<&'ast syn::PatIdent>);
     impl<'ast> syn::visit::Visit<'ast> for Bindings<'ast> {
@@ -493,8 +502,6 @@ pub(crate) fn pat_bindings(pat: &syn::Pat) -> Vec<&syn::PatIdent> {
     b.0
 }
 
-/// Token strings compared in expansion tests, with trailing commas removed (rustfmt adds them
-/// to the expected side, the generated side has its own).
 /// The same tokens with every span set to `span`, so errors in generated paths point at the
 /// user's token.
 pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {

@@ -260,11 +260,10 @@ pub(crate) fn par_for_or_error(input: TokenStream) -> TokenStream {
 fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
     let mut targets: Vec<Ident> = Vec::new();
     for r in &pf.reduces {
-        let ident = match &r.target {
-            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                p.path.get_ident().cloned().expect("checked")
-            }
-            other => {
+        let ident = match common::lone_ident(&r.target) {
+            Some(ident) => ident.clone(),
+            None => {
+                let other = &r.target;
                 let shown = other.to_token_stream().to_string().replace(" . ", ".");
                 return Err(syn::Error::new_spanned(
                     other,
@@ -480,7 +479,7 @@ fn check_mutation(pf: &ParFor, targets: &[Ident]) -> syn::Result<()> {
 /// The binding an element or field place starts from: `out` of `out[i]`, `s.a.b`, `(*out)[i]`.
 fn captured_root(e: &Expr) -> Option<Ident> {
     match e {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        Expr::Path(_) => common::lone_ident(e).cloned(),
         Expr::Index(i) => captured_root(&i.expr),
         Expr::Field(f) => captured_root(&f.base),
         Expr::Paren(p) => captured_root(&p.expr),

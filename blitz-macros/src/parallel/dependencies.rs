@@ -13,7 +13,7 @@ use syn::{Expr, Item, Stmt};
 
 use super::recursion::Callee;
 use super::rewrite::is_assign_op;
-use crate::common::{assignees, pat_bindings};
+use crate::common::{self, assignees, pat_bindings};
 
 /// `place = value` or `place op= value` where `place` is a binding (`x`), as a statement
 /// form whose value can be forked and assigned after the join.
@@ -23,9 +23,7 @@ pub(super) fn assignment(e: &Expr) -> Option<(&Expr, TokenStream, &Expr)> {
         Expr::Binary(b) if is_assign_op(&b.op) => (&*b.left, b.op.to_token_stream(), &*b.right),
         _ => return None,
     };
-    let binding =
-        matches!(place, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
-    binding.then_some((place, op, value))
+    common::lone_ident(place).map(|_| (place, op, value))
 }
 
 /// What one statement of a run binds, reads and changes, by name (conservative: any
@@ -245,7 +243,7 @@ impl<'ast> Visit<'ast> for ChangeFinder<'_> {
 /// The binding a place expression starts from: `x` of `x`, `x.a[i]`, `*x`, `(x)`.
 pub(super) fn place_root(e: &Expr) -> Option<String> {
     match e {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
+        Expr::Path(_) => common::lone_ident(e).map(ToString::to_string),
         Expr::Field(f) => place_root(&f.base),
         Expr::Index(i) => place_root(&i.expr),
         Expr::Paren(p) => place_root(&p.expr),
@@ -829,7 +827,7 @@ fn peel_parens(e: &Expr) -> &Expr {
 /// `x.a.b`. `None` for anything else.
 pub(super) fn field_path(e: &Expr) -> Option<Vec<String>> {
     match e {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| vec![i.to_string()]),
+        Expr::Path(_) => common::lone_ident(e).map(|i| vec![i.to_string()]),
         Expr::Field(f) => {
             let mut path = field_path(&f.base)?;
             path.push(f.member.to_token_stream().to_string());

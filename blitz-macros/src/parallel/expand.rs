@@ -271,10 +271,7 @@ fn sibling_calls_of_another_fn(block: &Block, name: &Ident) -> Option<(syn::Expr
     }
     fn callee_ident(e: &syn::Expr) -> Option<&Ident> {
         match e {
-            syn::Expr::Call(c) => match &*c.func {
-                syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
-                _ => None,
-            },
+            syn::Expr::Call(c) => common::lone_ident(&c.func),
             _ => None,
         }
     }

@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
 
-use crate::common::pat_bindings;
+use crate::common::{self, pat_bindings};
 
 /// What the annotated fn is.
 pub(super) struct Callee {
@@ -653,7 +653,7 @@ impl<'ast> Visit<'ast> for CallFinder<'_> {
 /// references, smart pointers or `Option`s.
 fn is_place(e: &Expr) -> bool {
     match e {
-        Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Path(_) => common::lone_ident(e).is_some(),
         Expr::Field(f) => is_place(&f.base),
         Expr::Index(i) => is_place(&i.expr),
         Expr::Paren(p) => is_place(&p.expr),

@@ -288,9 +288,7 @@ impl<'a> Rewriter<'a> {
         // the copy takes. A binding stays as it is (an `&mut` one is reborrowed, not moved),
         // and so does a closure (it takes its parameter types from the copy's).
         for arg in redirected.args.iter_mut() {
-            let binding =
-                matches!(arg, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
-            if !binding && !common::contains_closure(arg) {
+            if common::lone_ident(arg).is_none() && !common::contains_closure(arg) {
                 *arg = syn::parse_quote!(#same.__blitz_arg(#arg));
             }
         }
