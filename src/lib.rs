@@ -128,9 +128,10 @@
 //! implementing [`IntoParallelSource`]), and `v.iter()`, `v.iter_mut()`, `v.chunks(k)`,
 //! `v.chunks_mut(k)`, `v.iter().enumerate()`, `v.iter_mut().enumerate()`, which are rewritten
 //! to the runtime's sources. Each leaf runs a plain `for` loop over its piece, so `continue`
-//! works and LLVM can vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^
+//! works and LLVM can vectorise. `reduce(op: var)` with `op` in `+ * min max & | ^ && ||
 //! wrapping_add wrapping_mul` gives the body a private accumulator starting at the identity;
-//! the pieces' results are combined into `var` after the loop. `break`, `return`, `?`, `.await` and assignments to captured variables are errors.
+//! the pieces' results are combined into `var` after the loop. `break`, `return`, `?`,
+//! `.await` and assignments to captured variables are errors.
 //!
 //! # Which pool runs the work, and when that panics
 //!
@@ -207,6 +208,10 @@ pub mod __private {
         pub struct WrappingAdd;
         /// `reduce(wrapping_mul: ..)`.
         pub struct WrappingMul;
+        /// `reduce(&&: ..)`.
+        pub struct LogicalAnd;
+        /// `reduce(||: ..)`.
+        pub struct LogicalOr;
 
         /// A type with an identity and an associative combining function for the operator
         /// `Op`.
@@ -214,7 +219,7 @@ pub mod __private {
             message = "`par_for!` cannot reduce a `{Self}` with this operator",
             label = "`{Self}` has no identity and combining function for this operator",
             note = "reductions exist for the primitive integers (all operators), floats \
-                    (`+ * min max`) and `bool` (`& | ^`)",
+                    (`+ * min max`) and `bool` (`& | ^ && ||`)",
             note = "for a `&mut` target, reduce into a local and add it after the loop \
                     (`let mut t = 0; par_for!(.., reduce(+: t) => ..); *total += t;`); for \
                     other types, use `blitz::reduce_pieces` or `par_iter().map(..).reduce(..)`"
@@ -254,7 +259,8 @@ pub mod __private {
             )*};
         }
 
-        /// Two pieces' partial results overflowed when combined. With overflow checks (debug
+        /// Two partial results overflowed when combined: two pieces' results, or the loop's
+        /// result and the variable's value before the loop. With overflow checks (debug
         /// builds), a panic that says so and names the wrapping operator, since the body may
         /// wrap on purpose (the sequential loop then never overflows); without them, the
         /// wrapped value, as the operator itself gives in a release build.
@@ -263,8 +269,9 @@ pub mod __private {
         pub fn combine_overflowed<T>(ty: &str, op: &str, wrapping: &str, wrapped: T) -> T {
             if cfg!(debug_assertions) {
                 panic!(
-                    "blitz: `par_for!` `reduce({op}: ..)` on `{ty}`: combining two pieces' \
-                     partial results with `{op}` overflowed; if the loop body wraps on purpose, \
+                    "blitz: `par_for!` `reduce({op}: ..)` on `{ty}`: combining partial results \
+                     with `{op}` overflowed (two pieces' results, or the loop's result and the \
+                     variable's value before the loop); if the loop body wraps on purpose, \
                      write `reduce({wrapping}: ..)`"
                 );
             }
@@ -319,6 +326,8 @@ pub mod __private {
         reduce_impl!(BitAnd, true, |a, b| a & b; bool);
         reduce_impl!(BitOr, false, |a, b| a | b; bool);
         reduce_impl!(BitXor, false, |a, b| a ^ b; bool);
+        reduce_impl!(LogicalAnd, true, |a, b| a && b; bool);
+        reduce_impl!(LogicalOr, false, |a, b| a || b; bool);
     }
 }
 

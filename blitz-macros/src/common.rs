@@ -456,6 +456,53 @@ pub(crate) fn lone_ident(e: &Expr) -> Option<&Ident> {
     }
 }
 
+/// Parses a `T` from `input`, where running out of tokens is reported at the last token left
+/// (`s +=` in `par_for!(i in 0..n => s += )`), or at `before` if none is left: at the top
+/// level of a macro's input, syn would report it on the whole macro call.
+pub(crate) fn parse_reporting_end<T: syn::parse::Parse>(
+    input: ParseStream,
+    before: Span,
+) -> syn::Result<T> {
+    let last = input
+        .fork()
+        .parse::<TokenStream>()?
+        .into_iter()
+        .last()
+        .map_or(before, |tt| tt.span());
+    input.parse().map_err(|e| {
+        if e.to_string().starts_with("unexpected end of input") {
+            syn::Error::new(last, format!("{e} after this"))
+        } else {
+            e
+        }
+    })
+}
+
+/// `e` as an error message quotes it: `*t`, `totals[0]`, `s.total`, not the token stream's
+/// `* t`, `totals [0]`, `s . total`.
+pub(crate) fn shown(e: &Expr) -> String {
+    match e {
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            expr,
+            ..
+        }) => format!("*{}", shown(expr)),
+        Expr::Reference(r) => {
+            let mutability = if r.mutability.is_some() { "mut " } else { "" };
+            format!("&{mutability}{}", shown(&r.expr))
+        }
+        Expr::Index(i) => format!("{}[{}]", shown(&i.expr), shown(&i.index)),
+        Expr::Field(f) => format!("{}.{}", shown(&f.base), f.member.to_token_stream()),
+        Expr::Paren(p) => format!("({})", shown(&p.expr)),
+        other => other
+            .to_token_stream()
+            .to_string()
+            .replace(" . ", ".")
+            .replace(" (", "(")
+            .replace(" [", "["),
+    }
+}
+
 /// Whether `e` holds a closure (outside nested items): its parameter types may come from
 /// the call it is passed to.
 pub(crate) fn contains_closure(e: &Expr) -> bool {

@@ -96,15 +96,22 @@ impl Parse for Arm {
         // `pat = expr` and the expression `place = value` look alike; try the binding first.
         let fork = input.fork();
         if let Ok(binding) = parse_binding(&fork) {
+            if let Pat::Or(or) = &binding.pat {
+                return Err(syn::Error::new_spanned(
+                    or,
+                    "a `fork_join!` binding is a `let`, where an or-pattern needs parentheses: \
+                     `(A(x) | B(x)) = expr`",
+                ));
+            }
             input.advance_to(&fork);
-            let mut expr = input.parse()?;
+            let mut expr = common::parse_reporting_end(input, binding.eq.span)?;
             Ungroup::expr(&mut expr);
             return Ok(Arm {
                 binding: Some(binding),
                 expr,
             });
         }
-        let mut expr = input.parse()?;
+        let mut expr = common::parse_reporting_end(input, input.span())?;
         Ungroup::expr(&mut expr);
         Ok(Arm {
             binding: None,
@@ -114,7 +121,8 @@ impl Parse for Arm {
 }
 
 fn parse_binding(input: ParseStream) -> syn::Result<Binding> {
-    let pat = Pat::parse_single(input)?;
+    // A top-level or-pattern is parsed only to be reported (see `Arm::parse`).
+    let pat = Pat::parse_multi(input)?;
     let ty = if input.peek(Token![:]) && !input.peek(Token![::]) {
         Some((input.parse()?, input.parse()?))
     } else {
@@ -198,8 +206,10 @@ fn error_with_bindings(fj: &ForkJoin, error: syn::Error) -> TokenStream {
 
 /// The names input that did not parse seems to bind: an identifier, or those of a
 /// parenthesized pattern, right before a lone `=` or a type's `:` at the top level
-/// (`a = f() b = g()`, a comma missing, binds `a` and `b`). A guess, only there to spare the
-/// user a "cannot find value" error per name after the parse error.
+/// (`a = f() b = g()`, a comma missing, binds `a` and `b`); and where some arm binds so, an
+/// identifier that starts an arm and is followed by another or by `:=` (`a f()`, `a := f()`,
+/// the `=` missing or mistyped). A guess, only there to spare the user a "cannot find value"
+/// error per name after the parse error.
 fn bound_names_of_unparsed(input: TokenStream) -> Vec<(bool, Ident)> {
     use proc_macro2::{Delimiter, Spacing, TokenTree};
     let tokens: Vec<TokenTree> = input.into_iter().collect();
@@ -221,8 +231,30 @@ fn bound_names_of_unparsed(input: TokenStream) -> Vec<(bool, Ident)> {
             names.push((mutable, ident.clone()));
         }
     };
+    // An arm's first token: the input's, or one after a top-level comma.
+    let starts_arm =
+        |i: usize| i == 0 || matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == ',');
+    // An identifier, not a keyword (`let a = ..` is reported as such).
+    let is_name = |tt: &TokenTree| {
+        matches!(tt, TokenTree::Ident(_)) && syn::parse2::<Ident>(tt.clone().into()).is_ok()
+    };
+    let binds_without_eq = |i: usize| {
+        starts_arm(i)
+            && is_name(&tokens[i])
+            && match (tokens.get(i + 1), tokens.get(i + 2)) {
+                (Some(TokenTree::Ident(next)), _) => next != "as",
+                (Some(TokenTree::Literal(_)), _) => true,
+                (Some(TokenTree::Punct(p)), Some(TokenTree::Punct(q))) => {
+                    p.as_char() == ':' && p.spacing() == Spacing::Joint && q.as_char() == '='
+                }
+                _ => false,
+            }
+    };
+    let any_binding = (0..tokens.len()).any(|i| binds_before(i) && !after_path_separator(i));
     for (i, tt) in tokens.iter().enumerate() {
-        if !binds_before(i) || after_path_separator(i) {
+        let binds =
+            (binds_before(i) && !after_path_separator(i)) || (any_binding && binds_without_eq(i));
+        if !binds {
             continue;
         }
         match tt {
@@ -250,8 +282,11 @@ fn bound_names_of_unparsed(input: TokenStream) -> Vec<(bool, Ident)> {
 }
 
 /// `error`, then `names` bound to a diverging value (see [`error_with_bindings`]).
-fn error_with_names(names: Vec<(bool, Ident)>, error: syn::Error) -> TokenStream {
+fn error_with_names(mut names: Vec<(bool, Ident)>, error: syn::Error) -> TokenStream {
     let error = error.into_compile_error();
+    // Once each: an or-pattern binds its names in every alternative.
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|(_, name)| seen.insert(name.to_string()));
     if names.is_empty() {
         return error;
     }
@@ -399,8 +434,10 @@ fn arm_tokens(arm: &Arm) -> TokenStream {
 }
 
 /// A `fork_join!` binding becomes a `let`, which needs a pattern that always matches. The
-/// check is syntactic; a refutable struct-like pattern it lets through still gets rustc's own
-/// error on the user's pattern.
+/// check is syntactic and catches what never matches always (a literal, a range, `Some(..)`);
+/// what may match always, depending on types (an or-pattern, `Ok(x)` of a `Result<_,
+/// Infallible>`, a unit struct or an enum variant's path), is left to rustc, whose own error
+/// then points at the user's pattern.
 fn check_irrefutable(pat: &Pat) -> syn::Result<()> {
     let refutable = |p: &Pat| {
         syn::Error::new_spanned(
@@ -423,12 +460,13 @@ fn check_irrefutable(pat: &Pat) -> syn::Result<()> {
         Pat::Struct(s) => s.fields.iter().try_for_each(|f| check_irrefutable(&f.pat)),
         Pat::TupleStruct(t) => {
             let last = t.path.segments.last().map(|s| s.ident.to_string());
-            if matches!(last.as_deref(), Some("Some" | "Ok" | "Err")) {
+            if last.as_deref() == Some("Some") {
                 return Err(refutable(pat));
             }
             t.elems.iter().try_for_each(check_irrefutable)
         }
         Pat::Slice(s) => s.elems.iter().try_for_each(check_irrefutable),
+        Pat::Or(_) | Pat::Path(_) => Ok(()),
         _ => Err(refutable(pat)),
     }
 }
@@ -599,6 +637,10 @@ mod tests {
         assert!(error(quote!(f())).contains("at least two arms"));
         assert!(error(quote!(Some(a) = f(), b = g())).contains("may not match"));
         assert!(error(quote!(1 = f(), b = g())).contains("may not match"));
+        assert!(error(quote!(Ok(x) | Err(x) = f(), b = g())).contains("needs parentheses"));
+        // What may match always, depending on types, is rustc's to judge.
+        assert!(fork_join(quote!((Ok(x) | Err(x)) = f(), b = g())).is_ok());
+        assert!(fork_join(quote!(Ok(x) = f(), E::Unit = g())).is_ok());
         assert!(error(quote!(a = f(), g())).contains("must too"));
         assert!(error(quote!(f(), { return 1 })).contains("`return` cannot leave"));
         assert!(error(quote!(a: 1 + 1, b: 2)).contains("write `name = expr`"));

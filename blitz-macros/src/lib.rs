@@ -86,8 +86,8 @@ pub fn fork_join(input: TokenStream) -> TokenStream {
 }
 
 /// A parallel `for` loop: `par_for!(pat in source [, grain = g] [, reduce(op: var)]* => body)`,
-/// with `op` in `+ * min max & | ^ wrapping_add wrapping_mul`; `continue` skips an iteration.
-/// See the `blitz` crate docs.
+/// with `op` in `+ * min max & | ^ && || wrapping_add wrapping_mul`; `continue` skips an
+/// iteration. See the `blitz` crate docs.
 ///
 /// ```
 /// let mut v: Vec<u64> = (0..1000).collect();

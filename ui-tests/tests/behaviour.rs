@@ -468,6 +468,55 @@ fn par_for_reductions() {
     });
 }
 
+/// `&&` and `||` on `bool`, on items slow enough that the loop is split: each piece starts
+/// from the identity, and the value before the loop counts once.
+#[test]
+fn par_for_logical_reductions() {
+    let pool = pool();
+    pool.install(|| {
+        for (limit, before) in [(64, true), (40, true), (64, false)] {
+            let mut all = before;
+            let mut any = !before;
+            let mut found = !before;
+            blitz::par_for!(i in 0..64u64, reduce(&&: all), reduce(||: any),
+                reduce(||: found) => {
+                all = all && slow(i) < limit;
+                any = any || i == 63;
+                found = found || i == 1000;
+            });
+            assert_eq!(all, before && limit == 64, "limit {limit}, before {before}");
+            assert!(any);
+            assert_eq!(found, !before);
+        }
+    });
+}
+
+/// Or-patterns bind as in a `for` loop and a `let`: at the top level of a `par_for!`
+/// pattern, in parentheses in a `fork_join!` binding; what may or may not match (`Ok(x)`
+/// of a `Result<_, Infallible>`) is for rustc to judge.
+#[test]
+fn or_patterns_and_infallible_bindings() {
+    let pool = pool();
+    pool.install(|| {
+        let rs: Vec<Result<u64, u64>> = (0..1000)
+            .map(|i| if i % 3 == 0 { Err(i) } else { Ok(i) })
+            .collect();
+        let mut sum = 0u64;
+        blitz::par_for!(Ok(v) | Err(v) in &rs, reduce(+: sum) => sum += *v);
+        assert_eq!(sum, 999 * 1000 / 2);
+
+        let r: Result<u32, u32> = Err(4);
+        blitz::fork_join!((Ok(y) | Err(y)) = r, z = fib(10));
+        assert_eq!((y, z), (4, 55));
+
+        blitz::fork_join!(
+            Ok(x) = Ok::<u64, std::convert::Infallible>(fib(11)),
+            w = fib(12)
+        );
+        assert_eq!((x, w), (89, 144));
+    });
+}
+
 /// Items slow enough that the loop is split and its pieces combined.
 fn slow(i: u64) -> u64 {
     std::thread::sleep(std::time::Duration::from_micros(50));

@@ -7,7 +7,7 @@
 //! iterator methods run by `for_each` or `fold`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::visit::Visit;
 use syn::{Expr, Ident, Pat, Path, Token};
@@ -50,6 +50,8 @@ enum Op {
     BitXor,
     WrappingAdd,
     WrappingMul,
+    LogicalAnd,
+    LogicalOr,
 }
 
 impl Op {
@@ -77,7 +79,8 @@ impl Parse for ParFor {
                 "expected the loop's pattern and source before this: {USAGE}"
             )));
         }
-        let pat = Pat::parse_single(input)?;
+        // As in a `for` loop, a top-level or-pattern needs no parentheses.
+        let pat = Pat::parse_multi_with_leading_vert(input)?;
         if !input.peek(Token![in]) {
             return Err(input.error(format!("expected `in` after the loop pattern: {USAGE}")));
         }
@@ -138,7 +141,7 @@ impl Parse for ParFor {
                 format!("expected the loop body after `=>`: {USAGE}"),
             ));
         }
-        let mut body = input.parse()?;
+        let mut body = common::parse_reporting_end(input, arrow.spans[1])?;
         Ungroup::expr(&mut body);
         if input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
@@ -160,7 +163,8 @@ impl Parse for ParFor {
 }
 
 /// The reduce operators, as error messages list them.
-const OPERATORS: &str = "`+`, `*`, `min`, `max`, `&`, `|`, `^`, `wrapping_add`, `wrapping_mul`";
+const OPERATORS: &str =
+    "`+`, `*`, `min`, `max`, `&`, `|`, `^`, `&&`, `||`, `wrapping_add`, `wrapping_mul`";
 
 /// The operator named by the identifier `input` starts with, if it names one.
 fn named_op(input: ParseStream) -> Option<Op> {
@@ -190,10 +194,16 @@ fn parse_reduce(input: ParseStream) -> syn::Result<Reduce> {
     } else if content.peek(Token![*]) {
         content.parse::<Token![*]>()?;
         Op::Mul
-    } else if content.peek(Token![&]) && !content.peek(Token![&&]) {
+    } else if content.peek(Token![&&]) {
+        content.parse::<Token![&&]>()?;
+        Op::LogicalAnd
+    } else if content.peek(Token![||]) {
+        content.parse::<Token![||]>()?;
+        Op::LogicalOr
+    } else if content.peek(Token![&]) {
         content.parse::<Token![&]>()?;
         Op::BitAnd
-    } else if content.peek(Token![|]) && !content.peek(Token![||]) {
+    } else if content.peek(Token![|]) {
         content.parse::<Token![|]>()?;
         Op::BitOr
     } else if content.peek(Token![^]) {
@@ -264,7 +274,7 @@ fn analyse(pf: &ParFor) -> syn::Result<Vec<Ident>> {
             Some(ident) => ident.clone(),
             None => {
                 let other = &r.target;
-                let shown = other.to_token_stream().to_string().replace(" . ", ".");
+                let shown = common::shown(other);
                 return Err(syn::Error::new_spanned(
                     other,
                     format!(
