@@ -28,11 +28,11 @@ where
     F: Fn(&T) -> K + Sync,
 {
     if v.len() <= cutoffs.sequential {
-        return std_sort(v, |v| v.sort_by_cached_key(f));
+        return std_sort(v, |v, user| v.sort_by_cached_key(|x| user.call(|| f(x))));
     }
     with_worker(|w| {
         if w.num_threads() == 1 {
-            std_sort(v, |v| v.sort_by_cached_key(f))
+            std_sort(v, |v, user| v.sort_by_cached_key(|x| user.call(|| f(x))))
         } else if u32::try_from(v.len()).is_ok() {
             sort_with_index::<u32, _, _, _>(w, v, f, cutoffs)
         } else {

@@ -44,6 +44,7 @@ mod unstable;
 mod tests;
 
 use std::any::Any;
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
@@ -102,12 +103,45 @@ impl Cutoffs {
 /// not correctly implement a total order"), with `v` a permutation of its elements. The
 /// parallel sorts promise a permutation in an unspecified order instead, as rayon's do, so
 /// that one panic is caught (the panic hook has printed its message by then, which tells the
-/// user of the bug). Every other panic, the comparator's own among them, goes on.
-fn std_sort<T>(v: &mut [T], sort: impl FnOnce(&mut [T])) {
-    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| sort(v)))
-        && !is_order_violation(payload.as_ref())
+/// user of the bug). Every other panic goes on, and so does the comparator's own, whatever its
+/// message (a comparator that runs a `std` sort itself): `sort` calls the user's code through
+/// [`UserCode::call`], which tells where a panic came from.
+fn std_sort<T>(v: &mut [T], sort: impl FnOnce(&mut [T], &UserCode)) {
+    let user = UserCode::default();
+    if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| sort(v, &user)))
+        && (user.unwound() || !is_order_violation(payload.as_ref()))
     {
         panic::resume_unwind(payload);
+    }
+}
+
+/// Tells whether a panic unwound out of the user's code (a comparator, a key function) or was
+/// raised by the sort around it.
+#[derive(Default)]
+struct UserCode {
+    unwound: Cell<bool>,
+}
+
+impl UserCode {
+    /// Runs `f`, the user's code. Costs nothing unless `f` unwinds: the guard is forgotten on
+    /// return and only its drop, on the unwinding path, writes the flag.
+    #[inline(always)]
+    fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Unwinding<'a>(&'a Cell<bool>);
+        impl Drop for Unwinding<'_> {
+            fn drop(&mut self) {
+                self.0.set(true);
+            }
+        }
+        let unwinding = Unwinding(&self.unwound);
+        let result = f();
+        mem::forget(unwinding);
+        result
+    }
+
+    /// True if a panic unwound out of [`call`](Self::call).
+    fn unwound(&self) -> bool {
+        self.unwound.get()
     }
 }
 
@@ -158,11 +192,11 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if v.len() <= cutoffs.sequential || mem::size_of::<T>() == 0 {
-        return std_sort(v, |v| v.sort_by(compare));
+        return std_sort(v, |v, user| v.sort_by(|a, b| user.call(|| compare(a, b))));
     }
     with_worker(|w| {
         if w.num_threads() == 1 {
-            return std_sort(v, |v| v.sort_by(compare));
+            return std_sort(v, |v, user| v.sort_by(|a, b| user.call(|| compare(a, b))));
         }
         let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
         // Only a strictly descending slice may be reversed: equal neighbours would swap.
@@ -208,7 +242,9 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if v.len() <= cutoffs.sequential || mem::size_of::<T>() == 0 {
-        return std_sort(v, |v| v.sort_unstable_by(compare));
+        return std_sort(v, |v, user| {
+            v.sort_unstable_by(|a, b| user.call(|| compare(a, b)))
+        });
     }
     with_worker(|w| sort_unstable_in(w, v, compare, cutoffs));
 }
@@ -221,7 +257,9 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if w.num_threads() == 1 {
-        return std_sort(v, |v| v.sort_unstable_by(compare));
+        return std_sort(v, |v, user| {
+            v.sort_unstable_by(|a, b| user.call(|| compare(a, b)))
+        });
     }
     let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
     // Unstable: a descending run with equal neighbours may be reversed too.

@@ -127,7 +127,9 @@ impl<F> Sort<'_, F> {
             // SAFETY: the `len` elements at `v` are initialised and ours alone (the caller's
             // promise), and the reference ends before the guard copies them.
             let run = unsafe { slice::from_raw_parts_mut(v.get(), len) };
-            super::std_sort(run, |run| run.sort_by(self.compare));
+            super::std_sort(run, |run, user| {
+                run.sort_by(|a, b| user.call(|| (self.compare)(a, b)))
+            });
             return;
         }
         let mid = len / 2;

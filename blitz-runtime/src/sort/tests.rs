@@ -491,6 +491,68 @@ fn an_inconsistent_comparator_leaves_a_permutation() {
     });
 }
 
+/// A comparator, or a key function, whose own panic carries `std`'s message about orders that
+/// are no total order (it may run a `std` sort itself): its panic propagates, from the `std`
+/// pieces too, and is not taken for `std`'s report of an inconsistent comparator.
+#[test]
+fn a_comparator_panic_with_the_order_message_propagates() {
+    quiet_planted_panics();
+    const MESSAGE: &str =
+        "user-provided comparison function does not correctly implement a total order";
+    let lens: &[usize] = if cfg!(miri) {
+        &[3, 40]
+    } else {
+        &[3, 40, 300, 5000]
+    };
+    in_and_outside_pool(|outside| {
+        for (sort_name, sort) in SORTERS {
+            for &len in lens {
+                if cfg!(miri) && outside {
+                    continue;
+                }
+                let context = format!("{sort_name}, len {len}, outside {outside}");
+                let keys = shape("random", len, 5);
+                // Any comparison with this element panics, at whatever stage it comes.
+                let planted = keys[len / 2];
+                let drops = AtomicUsize::new(0);
+                let mut v = tracked(&keys, &drops);
+                let compare = |a: &Tracked<'_>, b: &Tracked<'_>| {
+                    if a.key == planted || b.key == planted {
+                        panic!("{MESSAGE}");
+                    }
+                    a.key.cmp(&b.key)
+                };
+                let result = panic::catch_unwind(AssertUnwindSafe(|| sort(&mut v, &compare)));
+                assert!(
+                    result.is_err(),
+                    "{context}: the comparator's panic was lost"
+                );
+                assert_whole(v, &drops, &context);
+            }
+        }
+        if !(cfg!(miri) && outside) {
+            let mut v: Vec<u64> = shape("random", 300, 9);
+            let planted = v[7];
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                cached_key::sort_by_cached_key(
+                    &mut v,
+                    &|x: &u64| {
+                        if *x == planted {
+                            panic!("{MESSAGE}");
+                        }
+                        *x
+                    },
+                    SMALL,
+                )
+            }));
+            assert!(
+                result.is_err(),
+                "cached key, outside {outside}: the key's panic was lost"
+            );
+        }
+    });
+}
+
 /// A key function that panics at its `k`-th call: the slice is unchanged and every key made
 /// so far is dropped.
 #[test]

@@ -93,7 +93,9 @@ impl<F, L> Quicksort<'_, F, L> {
             let start = usize::from(has_pred);
             // Short, or its pivots were defeated too often: `std`'s sort is `O(n log n)`.
             if v.len() - start <= self.leaf || limit == 0 {
-                super::std_sort(&mut v[start..], |v| v.sort_unstable_by(self.compare));
+                super::std_sort(&mut v[start..], |v, user| {
+                    v.sort_unstable_by(|a, b| user.call(|| (self.compare)(a, b)))
+                });
                 return;
             }
             match self.partition_step(v, has_pred, &mut limit) {
