@@ -7,7 +7,8 @@
     unused_braces,
     clippy::used_underscore_binding,
     clippy::redundant_slicing,
-    clippy::let_unit_value
+    clippy::let_unit_value,
+    clippy::shadow_unrelated
 )]
 
 struct Tree {
@@ -90,6 +91,16 @@ fn chunk_max(v: &[u8]) -> usize {
     m
 }
 
+/// A reduce clause names the body's accumulator after its target, on purpose: no
+/// `clippy::shadow_unrelated` from the runtime source's pieces or an iterator chain's fold.
+fn sum_twice(v: &[u64]) -> (u64, u64) {
+    let mut total = 0u64;
+    blitz::par_for!(x in v, reduce(+: total) => total += *x);
+    let mut doubled = 0u64;
+    blitz::par_for!(x in v.iter().map(|x| x * 2), reduce(+: doubled) => doubled += x);
+    (total, doubled)
+}
+
 /// `v.chunks_mut(k)` on a `&mut [T]` binding that is not itself `mut`.
 fn fill_chunks(v: &mut [u8]) {
     blitz::par_for!(c in v.chunks_mut(16) => c.fill(1));
@@ -118,6 +129,8 @@ fn code_under_denied_lints_computes_what_it_should() {
         assert_eq!(fib_cut(20), 6765);
         let mut v = vec![0u8; 1000];
         assert_eq!(chunk_max(&v), 16);
+        let w: Vec<u64> = (0..1000).collect();
+        assert_eq!(sum_twice(&w), (499_500, 999_000));
         fill_chunks(&mut v);
         assert!(v.iter().all(|&x| x == 1));
         let log = std::sync::Mutex::new(Vec::new());

@@ -147,7 +147,8 @@ pub(super) fn expand(pf: &ParFor, targets: &[Ident], source: TokenStream) -> Tok
     let src_at = Ident::new(&src.to_string(), at.resolved_at(Span::mixed_site()));
     let leaf = quote_spanned!(at=> |#piece| {
         #(
-            #[allow(unused_mut)]
+            // The body's accumulator takes the target's name on purpose.
+            #[allow(unused_mut, clippy::shadow_unrelated)]
             let mut #targets = #ids;
         )*
         #the_loop
@@ -233,7 +234,7 @@ pub(super) fn expand_chain(pf: &ParFor, targets: &[Ident], chain: TokenStream) -
                         #iter,
                         || (#(#ids,)*),
                         |#acc, #item| {
-                            #[allow(unused_mut)]
+                            #[allow(unused_mut, clippy::shadow_unrelated)]
                             let (#(mut #targets,)*) = #acc;
                             #the_loop
                             (#(#targets,)*)
