@@ -95,7 +95,10 @@ pub use sources::{
             or array, or a chain of iterator methods that parallel iterators have too, \
             starting at a collection or a range (`v.iter()`, `v.into_iter()` for a `Vec`'s \
             items by value, `m.values()`, `s.split(',')`, `(0..n).rev()`); for another \
-            iterator, collect it into a `Vec` first"
+            iterator, collect it into a `Vec` first",
+    note = "a slice, `Vec` or array is a source only if its items can be shared between \
+            threads for `&v` (`Sync`), or sent for `&mut v` (`Send`): not items such as \
+            `Rc<T>` or `Cell<T>`"
 )]
 pub trait ParallelSource: Sized + Send + IntoIterator {
     /// The number of items.
@@ -159,7 +162,10 @@ pub trait ParallelSource: Sized + Send + IntoIterator {
             or array, or a chain of iterator methods that parallel iterators have too, \
             starting at a collection or a range (`v.iter()`, `v.into_iter()` for a `Vec`'s \
             items by value, `m.values()`, `s.split(',')`, `(0..n).rev()`); for another \
-            iterator, collect it into a `Vec` first"
+            iterator, collect it into a `Vec` first",
+    note = "a slice, `Vec` or array is a source only if its items can be shared between \
+            threads for `&v` (`Sync`), or sent for `&mut v` (`Send`): not items such as \
+            `Rc<T>` or `Cell<T>`"
 )]
 pub trait IntoParallelSource {
     /// The source this converts into.
