@@ -71,9 +71,9 @@ fn reduce_gives_private_accumulators() {
                     __blitz_source,
                     __blitz_grain,
                     |__blitz_piece| {
-                        #[allow(unused_mut)]
+                        #[allow(unused_mut, clippy::shadow_unrelated)]
                         let mut sum = __blitz_id0();
-                        #[allow(unused_mut)]
+                        #[allow(unused_mut, clippy::shadow_unrelated)]
                         let mut hi = __blitz_id1();
                         for i in __blitz_piece { sum += i; hi = hi.max(i); }
                         (sum, hi,)
