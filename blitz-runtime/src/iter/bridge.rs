@@ -129,6 +129,10 @@ impl<I: Iterator> SharedIter<I> {
     /// the items it made before (a work queue fed by the items, a producer that paces
     /// itself), and an item taken ahead would sit with a worker that waits in `next`.
     fn next(&self) -> Option<I::Item> {
+        if self.ended.load(Ordering::Relaxed) {
+            // Ended: nothing to take, and no lock to pass around among the pieces that ask.
+            return None;
+        }
         // Pieces that find the lock taken back off, spinning then yielding, before they block
         // on it: with cheap items, workers that take turns item by item spend their time
         // passing the lock's cache line (and futex calls) back and forth, while one that

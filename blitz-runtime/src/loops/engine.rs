@@ -732,7 +732,11 @@ where
         if stop.skip(rest_offset, len) {
             return add(done, skip(rest, rest_offset, leaf));
         }
-        // A remainder shorter than the minimum goes with this block.
+        // A remainder shorter than the minimum goes with this block. The source's own minimum
+        // is read again at each block: a source may stop being worth cutting (a bridge whose
+        // iterator ended, with a nominal length of 2^55 items left), and its rest then runs
+        // as one block instead of as ever more empty ones.
+        let min_len = min_len.max(rest.par_min_len());
         if len - block.min(len) < min_len {
             block = len;
         }

@@ -388,6 +388,90 @@ fn a_search_leaf_stops_between_blocks() {
     }
 }
 
+/// A source of `len` nominal items whose minimum piece becomes unbounded once `ends_after`
+/// items were taken, as a bridge's does when its iterator ends.
+struct EndingSource<'a> {
+    range: std::ops::Range<usize>,
+    taken: &'a std::sync::atomic::AtomicUsize,
+    ends_after: usize,
+}
+
+impl IntoIterator for EndingSource<'_> {
+    type Item = usize;
+    type IntoIter = std::ops::Range<usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        let ended = self.taken.load(std::sync::atomic::Ordering::Relaxed) >= self.ends_after;
+        let end = if ended {
+            self.range.start
+        } else {
+            self.range.end
+        };
+        let n = end - self.range.start;
+        self.taken
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        self.range.start..end
+    }
+}
+
+impl ParallelSource for EndingSource<'_> {
+    fn par_len(&self) -> usize {
+        self.range.len()
+    }
+    fn par_min_len(&self) -> usize {
+        if self.taken.load(std::sync::atomic::Ordering::Relaxed) >= self.ends_after {
+            usize::MAX
+        } else {
+            1
+        }
+    }
+    fn par_split_at(self, index: usize) -> (Self, Self) {
+        let mid = self.range.start + index;
+        (
+            EndingSource {
+                range: self.range.start..mid,
+                ..self
+            },
+            EndingSource {
+                range: mid..self.range.end,
+                ..self
+            },
+        )
+    }
+}
+
+/// A search leaf over a source that stops being worth cutting part-way (a bridge whose
+/// iterator ended) runs the rest as one block: blocks of a nominal length of 2^55 items
+/// would otherwise go on as long as the blocks stay slow enough not to grow.
+#[test]
+fn a_search_leaf_runs_the_rest_at_once_when_the_source_ends() {
+    let taken = std::sync::atomic::AtomicUsize::new(0);
+    let stop = StopWhenSet::<false> {
+        set: false.into(),
+        before: 0,
+    };
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let source = EndingSource {
+        range: 0..usize::MAX >> 8,
+        taken: &taken,
+        ends_after: 5,
+    };
+    let items = leaf_in_blocks(
+        source,
+        0,
+        1,
+        &stop,
+        &|piece: EndingSource<'_>, _| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            piece.into_iter().count()
+        },
+        &|a: usize, b: usize| a + b,
+    );
+    assert!(items >= 5, "{items}");
+    // The blocks up to the end (1, 4, ...), then the rest at once.
+    let calls = calls.into_inner();
+    assert!(calls <= 4, "{calls} leaf calls");
+}
+
 /// A source whose halves disagree with where it was split: the right half repeats the
 /// split point, so the two pieces would overlap by one item.
 struct OverlappingSplit(std::ops::Range<usize>);
