@@ -463,18 +463,20 @@ pub(crate) fn parse_reporting_end<T: syn::parse::Parse>(
     input: ParseStream,
     before: Span,
 ) -> syn::Result<T> {
-    let last = input
-        .fork()
-        .parse::<TokenStream>()?
-        .into_iter()
-        .last()
-        .map_or(before, |tt| tt.span());
+    // The tokens are looked at only on that error, from a fork taken before the parse.
+    let rest = input.fork();
     input.parse().map_err(|e| {
-        if e.to_string().starts_with("unexpected end of input") {
-            syn::Error::new(last, format!("{e} after this"))
-        } else {
-            e
+        if !e.to_string().starts_with("unexpected end of input") {
+            return e;
         }
+        let last = rest
+            .parse::<TokenStream>()
+            .ok()
+            .and_then(|t| t.into_iter().last());
+        syn::Error::new(
+            last.map_or(before, |tt| tt.span()),
+            format!("{e} after this"),
+        )
     })
 }
 

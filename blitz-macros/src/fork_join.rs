@@ -250,10 +250,10 @@ fn bound_names_of_unparsed(input: TokenStream) -> Vec<(bool, Ident)> {
                 _ => false,
             }
     };
-    let any_binding = (0..tokens.len()).any(|i| binds_before(i) && !after_path_separator(i));
+    let binds_with_eq = |i: usize| binds_before(i) && !after_path_separator(i);
+    let any_binding = (0..tokens.len()).any(binds_with_eq);
     for (i, tt) in tokens.iter().enumerate() {
-        let binds =
-            (binds_before(i) && !after_path_separator(i)) || (any_binding && binds_without_eq(i));
+        let binds = binds_with_eq(i) || (any_binding && binds_without_eq(i));
         if !binds {
             continue;
         }
