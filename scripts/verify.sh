@@ -118,11 +118,18 @@ SANITIZER_SKIPS=(
     --skip builder::tests::workers_get_a_main_thread_sized_stack
 )
 
+# Sanitizer builds carry line tables only: reports still name file and line, and the target
+# dir shrinks from 5.1 GB to 2.1 GB (the runtime's unit-test binary from 2.6 GB to 0.9 GB,
+# nearly all of it the names of the iterator tests' monomorphized types), and builds from
+# about 10.5 to 6.5 minutes.
+SANITIZER_DEBUGINFO=line-tables-only
+
 tsan() {
     # build-std: the standard library must be instrumented too, or TSan misses its
     # synchronisation (and reports false races on everything behind a Mutex).
     rustup component add --toolchain nightly rust-src >/dev/null 2>&1 || true
-    RUSTFLAGS="-Zsanitizer=thread" TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
+    CARGO_PROFILE_DEV_DEBUG="$SANITIZER_DEBUGINFO" RUSTFLAGS="-Zsanitizer=thread" \
+        TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
         BLITZ_TEST_MAX_LEN="${BLITZ_TEST_MAX_LEN:-3000}" \
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
         -p blitz-par-runtime --lib --tests --target-dir target/tsan -- "${SANITIZER_SKIPS[@]}"
@@ -132,7 +139,7 @@ asan() {
     rustup component add --toolchain nightly rust-src >/dev/null 2>&1 || true
     # detect_stack_use_after_return: a stack job touched after its frame returned is the bug
     # class this step exists for.
-    RUSTFLAGS="-Zsanitizer=address" \
+    CARGO_PROFILE_DEV_DEBUG="$SANITIZER_DEBUGINFO" RUSTFLAGS="-Zsanitizer=address" \
         ASAN_OPTIONS="detect_stack_use_after_return=1 detect_leaks=0 ${ASAN_OPTIONS:-}" \
         BLITZ_TEST_MAX_LEN="${BLITZ_TEST_MAX_LEN:-3000}" \
         cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
