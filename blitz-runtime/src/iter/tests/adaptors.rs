@@ -403,6 +403,7 @@ fn adaptors_and_collect_match_std() {
 #[test]
 // No unsafe code of its own (the in-place collect it ends in is covered by the test above).
 #[cfg_attr(miri, ignore)]
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn reordering_and_combining_adaptors_match_std() {
     let mut rng = Rng(0x5eed_0fc4_a14e_5eed);
     let inputs: Vec<Vec<u64>> = lengths(&mut rng, 30_000)
@@ -633,6 +634,7 @@ fn is_subsequence(part: &[u64], whole: &[u64]) -> bool {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn comparisons_match_std() {
     let mut rng = Rng(0x0c0f_fee0_c0ff_ee00);
     let mut pairs: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
@@ -677,6 +679,7 @@ fn comparisons_match_std() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn tuples_of_iterators_zip_like_nested_zips() {
     let mut rng = Rng(0x7091_e5ee_d000_0001);
     let inputs: Vec<(Vec<u64>, Vec<u64>)> = lengths(&mut rng, 20_000)

@@ -1,8 +1,6 @@
 //! The sources other than slices and `Vec`s against `std`: collections, strings, slice cuts,
 //! literal ranges; and the searches and early ends over them.
 
-use std::collections::BTreeMap;
-
 use super::{lengths, on_pools, random_vec};
 use crate::iter::prelude::*;
 use crate::loops::ParallelSource;
@@ -11,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Random text from pieces that stress the part boundaries: multi-byte chars, Unicode and
 /// ASCII whitespace runs, `\r\n` and bare `\n`, empty lines, separators at both ends.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn random_text(rng: &mut Rng, pieces: usize) -> String {
     const PIECES: [&str; 15] = [
         "a", "bc", "é", "日本", "🦀", " ", "  ", "\t", "\u{2003}", "\n", "\r\n", "\r", ",", ",,",
@@ -67,6 +66,7 @@ fn char_ranges_boxed_slices_and_results_match_std() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn string_parts_match_std() {
     let mut rng = Rng(0x7e47_0b1e_57a1_d00d);
     let mut texts: Vec<String> = vec![
@@ -134,8 +134,9 @@ fn string_parts_match_std() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn collections_slices_and_searches_match_std() {
-    use std::collections::{BTreeSet, BinaryHeap, LinkedList, VecDeque};
+    use std::collections::{BTreeMap, BTreeSet, BinaryHeap, LinkedList, VecDeque};
     let mut rng = Rng(0x0c0f_fee5_ca1e_ab1e);
     let inputs: Vec<Vec<u64>> = lengths(&mut rng, 20_000)
         .into_iter()
@@ -546,6 +547,7 @@ fn rev_step_by_skips_without_producing_the_skipped_items() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn generated_sources_match_std() {
     let mut rng = Rng(0x005e_ed0f_9e4e_7a7e);
     let counts = lengths(&mut rng, 20_000);
@@ -613,6 +615,7 @@ fn generated_sources_match_std() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn split_cuts_where_the_splitter_allows_and_keeps_the_order() {
     let mut rng = Rng(0x0005_9117_c0de);
     let counts = lengths(&mut rng, 50_000);
@@ -648,6 +651,7 @@ fn split_cuts_where_the_splitter_allows_and_keeps_the_order() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // No unsafe code of its own.
+#[cfg(not(blitz_sanitizer))] // See build.rs.
 fn tree_walks_match_a_recursive_walk() {
     /// A tree as child lists: node `i`'s children are `children[i]`.
     fn prefix(children: &[Vec<usize>], node: usize, out: &mut Vec<usize>) {
