@@ -22,6 +22,7 @@ pub(super) enum Source {
 /// through and must implement `IntoParallelSource`.
 pub(super) fn rewrite_source(pf: &ParFor) -> syn::Result<Source> {
     check_not_float_range(&pf.source)?;
+    check_range_is_bounded(&pf.source)?;
     let runtime = rewrite_runtime_source(pf)?;
     if let Some(source) = runtime {
         return Ok(Source::Runtime(source));
@@ -109,6 +110,44 @@ fn check_not_float_range(source: &Expr) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Rejects a range without a start or an end (`..n`, `a..`, `..`), as the source or at the
+/// root of its chain (`(..n).rev()`): neither is a parallel source nor an iterator, and
+/// passed through, it gets two of rustc's errors, one of them on the whole macro.
+fn check_range_is_bounded(source: &Expr) -> syn::Result<()> {
+    let mut root = source;
+    loop {
+        root = match root {
+            Expr::MethodCall(call) => &call.receiver,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            _ => break,
+        };
+    }
+    let Expr::Range(range) = root else {
+        return Ok(());
+    };
+    let limits = range.limits.to_token_stream();
+    let message = match (&range.start, &range.end) {
+        (Some(_), Some(_)) => return Ok(()),
+        (None, Some(end)) => {
+            // Echo a short end as written; a longer one would come back with token spacing.
+            let end = match &**end {
+                Expr::Lit(_) | Expr::Path(_) => end.to_token_stream().to_string(),
+                _ => "end".to_owned(),
+            };
+            format!(
+                "a `par_for!` range needs a start: write `0{limits}{end}` (or the first index \
+                 you want) instead of `{limits}{end}`"
+            )
+        }
+        (Some(_), None) => "a `par_for!` range needs an end: `a..` never ends, and a \
+            parallel loop must split its items before it starts; write `a..n`"
+            .to_owned(),
+        (None, None) => "a `par_for!` range needs a start and an end: write `0..n`".to_owned(),
+    };
+    Err(syn::Error::new_spanned(range, message))
 }
 
 /// The runtime source of `pf`, if it has one: `None` for an iterator chain that has no

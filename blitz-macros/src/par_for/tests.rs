@@ -177,6 +177,12 @@ fn errors() {
             .contains("unsupported `par_for!` source `.peekable(..)`")
     );
     assert!(error(quote!(x in it.map(g) => f(x))).contains("`.map(..)`"));
+    assert!(error(quote!(i in ..10 => f(i))).contains("write `0..10`"));
+    assert!(error(quote!(i in ..=n => f(i))).contains("write `0..=n`"));
+    assert!(error(quote!(i in ..v.len() => f(i))).contains("write `0..end`"));
+    assert!(error(quote!(i in (3..).rev() => f(i))).contains("needs an end"));
+    assert!(error(quote!(i in .. => f(i))).contains("a start and an end"));
+    assert!(par_for(quote!(i in (0..n).rev() => f(i))).is_ok());
     assert!(
         error(quote!(i in 0..n => out[i] = i)).contains("cannot assign to an element of `out`")
     );
