@@ -165,6 +165,7 @@ pub use blitz_runtime::*;
 pub use blitz_macros::{fork_join, par_for, parallel};
 
 mod receiver;
+mod send_arm;
 
 /// What macro-generated code refers to. Not a public API: it may change in any release.
 #[doc(hidden)]
@@ -180,6 +181,7 @@ pub mod __private {
     pub use crate::receiver::{
         IntoProbe, Never, Same, ViaOther, ViaOtherMut, ViaOwn, ViaOwnMut, Which, WhichMut,
     };
+    pub use crate::send_arm::{SendArm, Sent};
 
     /// Converts what a `par_for!` iterator chain starts from (a range) into a parallel
     /// iterator.

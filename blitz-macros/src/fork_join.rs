@@ -5,7 +5,7 @@
 //! statements in the caller's block) or returned as a flat tuple (tuple form).
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
@@ -471,34 +471,41 @@ fn check_irrefutable(pat: &Pat) -> syn::Result<()> {
     }
 }
 
-/// The expansion. Without a forwarded context it looks the worker up once with `with_worker`.
+/// The expansion. Without a forwarded context it looks the worker up once with `with_worker`
+/// (see [`expand_with_worker`]).
 pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
     let krate = fj.krate.clone().unwrap_or_else(common::default_crate);
     let worker = fj.worker.clone().unwrap_or_else(common::worker_ident);
-    let mut branches = Vec::new();
+    let p = quote!(#krate::__private);
     let mut results = Vec::new();
     for (i, arm) in fj.arms.iter().enumerate() {
-        let (inner, tries) = common::peel_try(&arm.expr);
-        branches.push(Branch {
-            span: arm.expr.span(),
-            body: inner.to_token_stream(),
-        });
+        let (_, tries) = common::peel_try(&arm.expr);
         results.push(common::apply_tries(&common::result_ident(i), &tries));
     }
-    let (join, pat) = common::join_nest(&worker, &branches, Span::call_site(), false);
-    let p = quote!(#krate::__private);
-    let join = match fj.worker {
+    let (join, pat) = match fj.worker {
         // Inside a `#[parallel]` copy: the context of the copy decides (each context has a
         // `join` taking closures of its own type, so the arms share the text).
-        Some(_) => quote!(match #p::ForkContext::join_mode(&#worker) {
-            #p::ForkMode::Join(#worker) => #join,
-            #p::ForkMode::Plain(#worker) => #join,
-            #p::ForkMode::Serial => {
-                let #worker = #p::SerialContext;
-                #join
-            }
-        }),
-        None => quote!(#p::with_worker(|#worker| { #join })),
+        Some(_) => {
+            let branches: Vec<Branch> = fj
+                .arms
+                .iter()
+                .map(|arm| Branch {
+                    span: arm.expr.span(),
+                    body: common::peel_try(&arm.expr).0.to_token_stream(),
+                })
+                .collect();
+            let (join, pat) = common::join_nest(&worker, &branches, Span::call_site(), false);
+            let join = quote!(match #p::ForkContext::join_mode(&#worker) {
+                #p::ForkMode::Join(#worker) => #join,
+                #p::ForkMode::Plain(#worker) => #join,
+                #p::ForkMode::Serial => {
+                    let #worker = #p::SerialContext;
+                    #join
+                }
+            });
+            (join, pat)
+        }
+        None => expand_with_worker(fj, &worker, &p),
     };
     if fj.arms[0].binding.is_none() {
         return quote!({
@@ -529,6 +536,46 @@ pub(crate) fn expand(fj: &ForkJoin) -> TokenStream {
     }
 }
 
+/// The fork outside a `#[parallel]` copy: the arms become closures checked one by one to be
+/// `Send` (see `blitz::__private::SendArm`), so that an arm that is not (an `Rc` captured or
+/// returned) is reported on that arm, once; then `with_worker` runs one nested join of them.
+/// The value is the flat tuple of the arms' results, and the pattern names them.
+fn expand_with_worker(
+    fj: &ForkJoin,
+    worker: &Ident,
+    p: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let mut arms = Vec::new();
+    let mut branches = Vec::new();
+    for (i, arm) in fj.arms.iter().enumerate() {
+        let (inner, _) = common::peel_try(&arm.expr);
+        let span = arm.expr.span();
+        let name = format_ident!("__blitz_a{}", i, span = Span::mixed_site());
+        // The closure takes the macro's edition (see `common::join_nest`).
+        let closure = quote_spanned!(span.resolved_at(Span::mixed_site())=> || #inner);
+        // The call from the arm's first token to its last, so that a failed bound (reported
+        // on the call) covers the arm.
+        let new_at_end = locate_tokens(&quote!(new), last_token_span(&arm.expr));
+        let new = locate_tokens(&quote!(#p::SendArm::), span);
+        let new = quote!(#new #new_at_end);
+        let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, closure);
+        args.set_span(last_token_span(&arm.expr));
+        arms.push(quote_spanned!(span=> let #name = #new #args;));
+        branches.push(Branch {
+            span,
+            body: quote!(#name.run()),
+        });
+    }
+    let (join, nested) = common::join_nest(worker, &branches, Span::call_site(), false);
+    let names: Vec<Ident> = (0..fj.arms.len()).map(common::result_ident).collect();
+    let join = quote!({
+        #(#arms)*
+        let #nested = #p::with_worker(move |#worker| { #join });
+        (#(#names.into_inner(),)*)
+    });
+    (join, quote!((#(#names,)*)))
+}
+
 /// The span of the last token of `expr` (a whole group if it ends with one): on stable Rust a
 /// proc macro cannot join spans, and the end is where a fix to the expression's type goes.
 fn last_token_span(expr: &Expr) -> Span {
@@ -554,6 +601,18 @@ fn locate_idents(tokens: &TokenStream, at: Span) -> TokenStream {
         .collect()
 }
 
+/// `tokens` (a path) reported at `at` but resolved at their own place.
+fn locate_tokens(tokens: &TokenStream, at: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(tt.span().located_at(at));
+            tt
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,14 +628,27 @@ mod tests {
     #[test]
     fn tuple_form_is_one_nested_join() {
         let got = expand_str(quote!(f(), g(), h()));
+        // Not formatted: rustfmt would brace the inner joins, which the expansion does not.
+        #[rustfmt::skip]
         let want = quote!({
-            let (__blitz_r0, (__blitz_r1, __blitz_r2)) =
-                ::blitz::__private::with_worker(|__blitz_w| {
-                    __blitz_w.join(
-                        |__blitz_w| f(),
-                        |__blitz_w| __blitz_w.join(|__blitz_w| g(), |__blitz_w| h()),
-                    )
-                });
+            let (__blitz_r0, __blitz_r1, __blitz_r2) = {
+                let __blitz_a0 = ::blitz::__private::SendArm::new(|| f());
+                let __blitz_a1 = ::blitz::__private::SendArm::new(|| g());
+                let __blitz_a2 = ::blitz::__private::SendArm::new(|| h());
+                let (__blitz_r0, (__blitz_r1, __blitz_r2)) =
+                    ::blitz::__private::with_worker(move |__blitz_w| {
+                        __blitz_w.join(
+                            |__blitz_w| __blitz_a0.run(),
+                            |__blitz_w| __blitz_w.join(
+                                |__blitz_w| __blitz_a1.run(), |__blitz_w| __blitz_a2.run()),
+                        )
+                    });
+                (
+                    __blitz_r0.into_inner(),
+                    __blitz_r1.into_inner(),
+                    __blitz_r2.into_inner(),
+                )
+            };
             (__blitz_r0, __blitz_r1, __blitz_r2)
         });
         assert_eq!(
@@ -589,14 +661,30 @@ mod tests {
     #[test]
     fn four_arms_nest_balanced() {
         let got = expand_str(quote!(f(), g(), h(), k()));
+        // Not formatted: rustfmt would brace the inner joins, which the expansion does not.
+        #[rustfmt::skip]
         let want = quote!({
-            let ((__blitz_r0, __blitz_r1), (__blitz_r2, __blitz_r3)) =
-                ::blitz::__private::with_worker(|__blitz_w| {
-                    __blitz_w.join(
-                        |__blitz_w| __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()),
-                        |__blitz_w| __blitz_w.join(|__blitz_w| h(), |__blitz_w| k()),
-                    )
-                });
+            let (__blitz_r0, __blitz_r1, __blitz_r2, __blitz_r3) = {
+                let __blitz_a0 = ::blitz::__private::SendArm::new(|| f());
+                let __blitz_a1 = ::blitz::__private::SendArm::new(|| g());
+                let __blitz_a2 = ::blitz::__private::SendArm::new(|| h());
+                let __blitz_a3 = ::blitz::__private::SendArm::new(|| k());
+                let ((__blitz_r0, __blitz_r1), (__blitz_r2, __blitz_r3)) =
+                    ::blitz::__private::with_worker(move |__blitz_w| {
+                        __blitz_w.join(
+                            |__blitz_w| __blitz_w.join(
+                                |__blitz_w| __blitz_a0.run(), |__blitz_w| __blitz_a1.run()),
+                            |__blitz_w| __blitz_w.join(
+                                |__blitz_w| __blitz_a2.run(), |__blitz_w| __blitz_a3.run()),
+                        )
+                    });
+                (
+                    __blitz_r0.into_inner(),
+                    __blitz_r1.into_inner(),
+                    __blitz_r2.into_inner(),
+                    __blitz_r3.into_inner(),
+                )
+            };
             (__blitz_r0, __blitz_r1, __blitz_r2, __blitz_r3)
         });
         assert_eq!(
@@ -609,9 +697,16 @@ mod tests {
     fn binding_form_applies_try_after_the_join() {
         let got = expand_str(quote!(crate = my_blitz, a = f()?, (x, y): (u8, u8) = g()));
         let want = quote! {
-            let (__blitz_r0, __blitz_r1) = my_blitz::__private::with_worker(
-                |__blitz_w| { __blitz_w.join(|__blitz_w| f(), |__blitz_w| g()) }
-            );
+            let (__blitz_r0, __blitz_r1) = {
+                let __blitz_a0 = my_blitz::__private::SendArm::new(|| f());
+                let __blitz_a1 = my_blitz::__private::SendArm::new(|| g());
+                let (__blitz_r0, __blitz_r1) = my_blitz::__private::with_worker(
+                    move |__blitz_w| {
+                        __blitz_w.join(|__blitz_w| __blitz_a0.run(), |__blitz_w| __blitz_a1.run())
+                    }
+                );
+                (__blitz_r0.into_inner(), __blitz_r1.into_inner())
+            };
             let a = __blitz_r0?;
             let (x, y): (u8, u8) = __blitz_r1;
         };
