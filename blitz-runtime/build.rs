@@ -5,9 +5,9 @@
 //!   relaxed `bottom` store) is invisible to it and it reports the job's data as racing. Under
 //!   `blitz_tsan` the code uses the equivalent release store instead.
 //! - `blitz_sanitizer` under any sanitizer. It leaves out the tests with no unsafe code of
-//!   their own (iterator adaptors and sources checked against `std` on large inputs): a
-//!   sanitizer has nothing to find in them, and they were a third of the unit-test binary's
-//!   build time.
+//!   their own (iterator adaptors and sources checked against `std` on large inputs), which
+//!   were a third of the unit-test binary's build time, and shortens the longest loops of
+//!   `tests/loops.rs`: a sanitizer has nothing more to find in them.
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(blitz_tsan)");
     println!("cargo::rustc-check-cfg=cfg(blitz_sanitizer)");

@@ -21,8 +21,16 @@ fn pool() -> &'static ThreadPool {
 /// The explicit grain used by the tests; lengths around it are tested.
 const G: usize = 100;
 /// The lengths every source is tested with (clipped to the span of narrow integer types).
-const LENGTHS: [usize; 6] = [0, 1, G - 1, G, G + 1, 1_000_000];
-/// Grains: adaptive and explicit. The 10^6 lengths run with the adaptive grain only (the
+const LENGTHS: [usize; 6] = [0, 1, G - 1, G, G + 1, LONG];
+/// The long length: deep splits at any grain. Under a sanitizer (`cfg(blitz_sanitizer)`, see
+/// `build.rs`) a tenth of it, still a thousand grains: the range tests over the full length
+/// took most of this file's 131 s under ThreadSanitizer, for arithmetic a debug build checks.
+const LONG: usize = if cfg!(blitz_sanitizer) {
+    100_000
+} else {
+    1_000_000
+};
+/// Grains: adaptive and explicit. The long lengths run with the adaptive grain only (the
 /// explicit one is exercised by the short lengths around it), to keep debug builds quick.
 fn grains(len: usize) -> &'static [usize] {
     if len > 10 * G { &[0] } else { &[0, G] }
