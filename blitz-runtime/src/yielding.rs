@@ -72,7 +72,8 @@ mod tests {
 
     /// Runs `test` on worker 0 of a pool of 2 while worker 1 is held in a job that waits for
     /// `test` to finish (or panic: the panic then propagates), so that nobody else takes
-    /// worker 0's jobs.
+    /// worker 0's jobs. `test` starts only once worker 1 is in its job: before that, an idle
+    /// worker 1 could steal what `test` spawns (one Miri seed saw it).
     fn with_peer_held(test: impl Fn() + Sync) {
         struct Release<'a>(&'a AtomicBool);
         impl Drop for Release<'_> {
@@ -82,13 +83,18 @@ mod tests {
         }
         let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let done = AtomicBool::new(false);
+        let held = AtomicBool::new(false);
         pool.broadcast(|ctx| {
             if ctx.index() == 1 {
+                held.store(true, Ordering::Release);
                 while !done.load(Ordering::Acquire) {
                     std::thread::yield_now();
                 }
             } else {
                 let _release = Release(&done);
+                while !held.load(Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
                 test();
             }
         });
